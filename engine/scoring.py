@@ -1,0 +1,153 @@
+"""台 scoring of a winning hand under a Taiwanese rule table, and its settlement.
+
+The score is the best over every reading of the hand (split into sets and placement of the
+winning tile). 莊家 and 連莊拉莊 are kept apart because they count only on payments between the
+dealer and the other side.
+
+>>> from engine.hand import Hand
+>>> h = Hand.from_dict({"concealed": "123m456m789m123p456p7s", "winning_tile": "7s",
+...                     "seat_wind": "S", "discarder": "W"})
+>>> r = score(h)
+>>> r["tai"], [e["id"] for e in r["breakdown"]], r["payments"]
+(2, ['menqing', 'single_wait'], {'E': 0, 'S': 140, 'W': -140, 'N': 0})
+"""
+from __future__ import annotations
+
+from .analysis import is_complete, winning_tiles
+from .errors import HandError
+from .hand import WIND_NAMES, Hand
+from .patterns import DEALER_PATTERNS, PATTERNS, Features
+from .readings import Reading, Set, readings
+from .rules import RuleTable, load_table
+from .settlement import dealer_tai as dealer_tai_total, settle_taiwan
+from .tiles import is_flower, tile_name, to_counts
+
+
+def _not_a_win(reason: str) -> dict:
+    return {"win": False, "reason": reason, "tai": 0, "breakdown": [], "decomposition": None,
+            "payments": None}
+
+
+def _lilikuli_reading(hand: Hand) -> Reading | None:
+    """嚦咕嚦咕: seven pairs and one triplet, all 17 tiles concealed."""
+    counts = to_counts(hand.full_concealed)
+    if hand.melds or sum(counts) != 17:
+        return None
+    pairs = [k for k, c in enumerate(counts) if c == 2]
+    triplets = [k for k, c in enumerate(counts) if c == 3]
+    if len(pairs) != 7 or len(triplets) != 1:
+        return None
+    sets = tuple(Set("pair", k, concealed=True, melded=False) for k in pairs)
+    return Reading(sets + (Set("pong", triplets[0], concealed=True, melded=False),), "lilikuli")
+
+
+def _flower_reading(hand: Hand) -> Reading | None:
+    """八仙過海 / 七搶一 win on the flowers alone, whatever the hand."""
+    flowers = [f for f in hand.flowers if is_flower(f)]
+    w = hand.winning_tile
+    if w is not None and is_flower(w):
+        flowers.append(w)
+    return Reading((), None) if len(set(flowers)) == 8 else None
+
+
+def _check_flowers(hand: Hand) -> None:
+    for f in hand.flowers:
+        if not is_flower(f):
+            raise HandError(f"{tile_name(f)} is not a flower under Taiwanese rules (flowers are 1f-8f)")
+
+
+def candidate_readings(hand: Hand, table: RuleTable) -> list[Reading]:
+    flower = _flower_reading(hand)
+    if flower is not None:
+        return [flower]
+    if hand.winning_tile is not None and is_flower(hand.winning_tile):
+        return []
+    found = readings(hand) if is_complete(to_counts(hand.full_concealed)) else []
+    if table.settings.get("lilikuli"):
+        special = _lilikuli_reading(hand)
+        if special is not None:
+            found.append(special)
+    return found
+
+
+def _count_entries(features: Features, table: RuleTable) -> list[tuple]:
+    counted = []
+    for entry in table.active_entries():
+        if entry.pattern == "no_score" or entry.tai == 0:
+            continue  # a 0 in a table's column means the row does not count there
+        n = PATTERNS[entry.pattern](features, table.settings)
+        if n:
+            counted.append((entry, n))
+    replaced = {r for entry, _ in counted for r in entry.replaces}
+    counted = [(e, n) for e, n in counted if e.id not in replaced]
+    if not any(e.tai for e, _ in counted if e.pattern not in DEALER_PATTERNS):
+        for entry in table.active_entries():
+            if entry.pattern == "no_score":
+                counted.append((entry, 1))
+    return counted
+
+
+def _dealer_involved(hand: Hand) -> bool:
+    return hand.is_dealer or hand.self_drawn or hand.discarder == hand.dealer
+
+
+def score(hand: Hand, table: RuleTable | None = None) -> dict:
+    """Win or not, every counted entry, the total 台, the reading used and the payments."""
+    table = table or load_table(hand.rules)
+    if table.scorer == "yueqing":
+        from .yueqing import score_yueqing
+        return score_yueqing(hand, table)
+    _check_flowers(hand)
+    hand.validate(hand_size=table.hand_size)
+    s = table.settings
+    if s.get("limit_ready") and not hand.context.declared_ready:
+        return _not_a_win("this table plays 限聽: a win needs a declared ready hand (宣告聽牌)")
+    if s.get("self_draw_only") and not hand.self_drawn:
+        return _not_a_win("this table plays 限自摸: only self-drawn wins count")
+    candidates = candidate_readings(hand, table)
+    if not candidates:
+        return _not_a_win("the tiles do not form five sets and a pair")
+    pre_win = to_counts(hand.concealed)
+    wait_count = len(winning_tiles(pre_win)) if sum(pre_win) % 3 == 1 else 0
+    involved = _dealer_involved(hand)
+    best = None
+    for reading in candidates:
+        counted = _count_entries(Features(hand, reading, wait_count), table)
+        hand_tai = sum(e.tai * n for e, n in counted if e.pattern not in DEALER_PATTERNS)
+        key = hand_tai + (_dealer_part(counted, table) if involved else 0)
+        if best is None or key > best[0]:
+            best = (key, reading, counted, hand_tai)
+    _, reading, counted, hand_tai = best
+    d_tai = _dealer_part(counted, table)
+    breakdown = [{"id": e.id, "name": e.name, "name_en": e.name_en, "tai": e.tai * n, "count": n,
+                  "dealer_only": e.pattern in DEALER_PATTERNS}
+                 for e, n in counted if e.pattern not in DEALER_PATTERNS or involved]
+    if "dealer_streak" in {e.pattern for e, _ in counted} and involved:
+        streak = next(b for b in breakdown if b["id"] in {e.id for e, _ in counted if e.pattern == "dealer_streak"})
+        streak["tai"] = d_tai - sum(e.tai for e, _ in counted if e.pattern == "dealer")
+    return {"win": True, "reason": None, "tai": hand_tai + (d_tai if involved else 0),
+            "hand_tai": hand_tai, "dealer_tai": d_tai, "breakdown": breakdown,
+            "decomposition": reading.to_dict(hand.winning_tile_name()),
+            "payments": _payments(hand, table, hand_tai, d_tai)}
+
+
+def _dealer_part(counted, table: RuleTable) -> int:
+    base = sum(e.tai for e, _ in counted if e.pattern == "dealer")
+    per = [(e, n) for e, n in counted if e.pattern == "dealer_streak"]
+    if not base and not per:
+        return 0
+    per_streak = per[0][0].tai if per else 0
+    streak = per[0][1] if per else 0
+    return dealer_tai_total(streak, dealer_base=base, per_streak=per_streak,
+                            cap=table.settings.get("dealer_tai_cap") or None)
+
+
+def _payments(hand: Hand, table: RuleTable, hand_tai: int, d_tai: int) -> dict | None:
+    if not hand.self_drawn and hand.discarder is None:
+        return None
+    base, per_tai = hand.stakes
+    deltas = settle_taiwan(winner=hand.seat_wind, discarder=None if hand.self_drawn else hand.discarder,
+                           dealer=hand.dealer, hand_tai=hand_tai, dealer_tai=d_tai,
+                           base=base, per_tai=per_tai)
+    factor = 2 ** hand.context.dice_doubles if table.settings.get("dice_doubling") else 1
+    return {WIND_NAMES[seat]: v * factor for seat, v in sorted(deltas.items())}
