@@ -70,11 +70,18 @@ def candidate_readings(hand: Hand, table: RuleTable) -> list[Reading]:
     return found
 
 
+# A flower win (八仙過海, 七搶一) has no hand to read: only these patterns apply to it.
+FLOWER_WIN_PATTERNS = frozenset({"eight_flowers", "seven_rob_one"}) | DEALER_PATTERNS
+
+
 def _count_entries(features: Features, table: RuleTable) -> list[tuple]:
     counted = []
+    flower_win = features.reading.wait is None and not features.reading.sets
     for entry in table.active_entries():
         if entry.pattern == "no_score" or entry.tai == 0:
             continue  # a 0 in a table's column means the row does not count there
+        if flower_win and entry.pattern not in FLOWER_WIN_PATTERNS:
+            continue
         n = PATTERNS[entry.pattern](features, table.settings)
         if n:
             counted.append((entry, n))
