@@ -5,7 +5,7 @@ Kinds are small ints: 0-8 萬 1m-9m, 9-17 筒 1p-9p, 18-26 條 1s-9s, 27-30 東�
 梅蘭竹菊 by the number printed on them (1 = 東 … 4 = 北).
 
 >>> format_tiles(parse_tiles("EEE 55p 789s 456p 123m"))
-'123m 45589p 789s EEE'
+'123m 45556p 789s EEE'
 >>> parse_tiles("一萬 東 紅中 梅") == parse_tiles("1m E C 5f")
 True
 """
