@@ -5,7 +5,7 @@ VPY     := $(VENV)/bin/python
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
 
-.PHONY: run test bench train venv clean
+.PHONY: run test bench bench-peer train venv clean
 
 # The stamp is rebuilt whenever a requirements file changes.
 $(VENV)/.stamp: requirements.txt requirements-train.txt requirements-dev.txt
@@ -24,6 +24,9 @@ test: venv
 
 bench: venv
 	$(VPY) -m tests.bench
+
+bench-peer: venv
+	$(VPY) -m vision.bench_peer
 
 train: venv
 	$(VPY) -m vision train

@@ -1,0 +1,136 @@
+"""`python -m vision`: error paths as a user meets them (subprocess), output with a stand-in recognizer."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.__main__ as cli
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "models"
+
+
+def run_cli(*args: str, cwd=ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "vision", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120)
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess, *words: str) -> None:
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    for word in words:
+        assert word in lines[0]
+
+
+def _photo(path: Path) -> Path:
+    img = np.full((300, 500, 3), 90, np.uint8)
+    for k in range(5):  # five light tile-like blocks in a row
+        cv2.rectangle(img, (40 + 80 * k, 100), (110 + 80 * k, 200), (235, 235, 235), cv2.FILLED)
+    cv2.imwrite(str(path), img)
+    return path
+
+
+def test_missing_photo(tmp_path):
+    proc = run_cli("recognize", str(tmp_path / "nope.jpg"))
+    assert_one_line_error(proc, "nope.jpg", "no such file")
+
+
+def test_text_file_named_jpg(tmp_path):
+    fake = tmp_path / "fake.jpg"
+    fake.write_text("hello\n")
+    assert_one_line_error(run_cli("recognize", str(fake)), "fake.jpg", "not an image")
+
+
+def test_empty_photo(tmp_path):
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    assert_one_line_error(run_cli("recognize", str(empty), "--json"), "empty")
+
+
+def test_no_models(tmp_path):
+    empty_models = tmp_path / "models"
+    empty_models.mkdir()
+    proc = run_cli("recognize", str(_photo(tmp_path / "p.png")), "--models", str(empty_models))
+    assert_one_line_error(proc, "no models found", str(empty_models))
+
+
+def test_evaluate_missing_folder(tmp_path):
+    assert_one_line_error(run_cli("evaluate", str(tmp_path / "none")), "no such folder")
+
+
+def test_unknown_tileset_is_a_usage_error(tmp_path):
+    proc = run_cli("recognize", str(tmp_path / "p.jpg"), "--tileset", "mars")
+    assert proc.returncode == 2 and "invalid choice" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_help_lists_commands():
+    proc = run_cli("--help")
+    assert proc.returncode == 0
+    for command in ("recognize", "evaluate", "train", "adapt"):
+        assert command in proc.stdout
+
+
+# --- output, with a stand-in recognizer (no model files needed) --------------------------------
+
+class StandIn:
+    """Returns a fixed reading: three concealed tiles, a lone winning tile, a flower."""
+    def recognize(self, image):
+        return [{"cls": 0, "box": [40, 100, 110, 200], "confidence": 0.9, "rotation": "upright"},
+                {"cls": 1, "box": [120, 100, 190, 200], "confidence": 0.9, "rotation": "upright"},
+                {"cls": 2, "box": [200, 100, 270, 200], "confidence": 0.4, "rotation": "upright"},
+                {"cls": 41, "box": [280, 100, 350, 200], "confidence": 0.9, "rotation": "upright"},
+                {"cls": 33, "box": [400, 100, 470, 200], "confidence": 0.8, "rotation": "upright"}]
+
+
+@pytest.fixture
+def stand_in(monkeypatch):
+    monkeypatch.setattr(cli, "_recognizer", lambda models: StandIn())
+
+
+def test_recognize_json_and_draw(tmp_path, stand_in, capsys):
+    out = tmp_path / "drawn.jpg"
+    assert cli.main(["recognize", str(_photo(tmp_path / "p.png")), "--json", "--draw", str(out)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert [t["tile"] for t in result["tiles"]] == ["1m", "2m", "3m", "7f", "P"]
+    assert result["tiles"][0] == {"tile": "1m", "box": [40.0, 100.0, 110.0, 200.0],
+                                  "confidence": 0.9, "rotation": "upright"}
+    layout = result["layout"]
+    assert layout["concealed"] == ["1m", "2m", "3m"] and layout["flowers"] == ["7f"]
+    assert layout["winning_tile"] == "P" and layout["flagged"] == [2]
+    drawn = cv2.imread(str(out))
+    assert drawn.shape == (300, 500, 3)
+
+
+def test_recognize_summary_with_hk_tileset(tmp_path, stand_in, capsys):
+    assert cli.main(["recognize", str(_photo(tmp_path / "p.png")), "--tileset", "hk-index"]) == 0
+    text = capsys.readouterr().out
+    assert "concealed: 1m 2m 3m" in text and "flowers:   8f" in text and "winning:   P" in text
+    assert "check:     tile 2 3m" in text
+
+
+def test_unwritable_draw_path(tmp_path, stand_in, capsys):
+    code = cli.main(["recognize", str(_photo(tmp_path / "p.png")), "--draw", str(tmp_path / "no" / "x.jpg")])
+    assert code == 2 and "cannot write" in capsys.readouterr().err
+
+
+# --- with the real models, once they are in models/ --------------------------------------------
+
+def test_recognize_with_real_models(tmp_path):
+    if not any(MODELS.glob("*.onnx")):
+        pytest.skip("models/ has no weights yet (make train)")
+    out = tmp_path / "drawn.jpg"
+    proc = run_cli("recognize", str(_photo(tmp_path / "p.png")), "--json", "--draw", str(out))
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert set(result) == {"tileset", "tiles", "layout"}
+    for t in result["tiles"]:
+        assert set(t) == {"tile", "box", "confidence", "rotation"}
+    assert out.stat().st_size > 0

@@ -1,0 +1,74 @@
+"""vision.classes, vision.pipeline and vision.draw: class notation, glue, annotation."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.classes import (BACK, CLASS_NAMES, DEFAULT_TILESET, NUM_CLASSES, ZH_NAMES, class_to_tile,
+                            tile_notation, tileset_names)
+from vision.draw import draw_tiles
+from vision.pipeline import recognize_image, to_tiles
+
+
+def test_43_classes_in_dataset_order():
+    assert NUM_CLASSES == len(CLASS_NAMES) == len(ZH_NAMES) == 43
+    assert CLASS_NAMES[:3] == ("1m", "2m", "3m") and CLASS_NAMES[9] == "1p" and CLASS_NAMES[18] == "1s"
+    assert CLASS_NAMES[27:34] == ("east", "south", "west", "north", "red", "green", "white")
+    assert CLASS_NAMES[34:] == ("spring", "summer", "autumn", "winter", "plum", "orchid",
+                                "chrysanthemum", "bamboo", "back")
+
+
+def test_notation_under_each_tileset():
+    assert DEFAULT_TILESET == "taiwan" and tileset_names() == ["hk-index", "taiwan"]
+    taiwan = tile_notation("taiwan")
+    assert taiwan[:9] == tuple(f"{n}m" for n in range(1, 10))
+    assert taiwan[27:34] == ("E", "S", "W", "N", "C", "F", "P")
+    assert taiwan[34:] == ("1f", "2f", "3f", "4f", "5f", "6f", "8f", "7f", BACK)  # 菊8 竹7
+    assert tile_notation("hk-index")[38:42] == ("5f", "6f", "7f", "8f")          # 菊7 竹8
+    assert class_to_tile(np.int64(41)) == "7f" and class_to_tile(41, "hk-index") == "8f"
+
+
+@pytest.mark.parametrize("bad", [-1, 43, 2.5, "3", True])
+def test_bad_class_index(bad):
+    with pytest.raises(ValueError, match="class index"):
+        class_to_tile(bad)
+
+
+def test_unknown_tileset():
+    with pytest.raises(ValueError, match="unknown tile set 'mars'; known: hk-index, taiwan"):
+        tile_notation("mars")
+
+
+def test_to_tiles_makes_json_ready_values():
+    dets = [{"cls": np.int64(31), "box": np.array([1.26, 2, 30, 40], np.float32),
+             "confidence": np.float32(0.87654), "rotation": "sideways"}]
+    assert to_tiles(dets) == [{"tile": "C", "box": [1.3, 2.0, 30.0, 40.0], "confidence": 0.8765,
+                               "rotation": "sideways"}]
+    with pytest.raises(ValueError, match="recognizer result 0"):
+        to_tiles([{"box": [0, 0, 1, 1]}])
+
+
+class Fixed:
+    def __init__(self, dets):
+        self.dets = dets
+
+    def recognize(self, image):
+        return self.dets
+
+
+def test_recognize_image_reads_the_hand():
+    dets = [{"cls": c, "box": [10 + 42 * k, 50, 50 + 42 * k, 106], "confidence": 0.9,
+             "rotation": "upright"} for k, c in enumerate([0, 1, 2, 9, 9])]
+    result = recognize_image(np.zeros((200, 400, 3), np.uint8), Fixed(dets))
+    assert result["tileset"] == "taiwan"
+    assert result["layout"]["concealed"] == ["1m", "2m", "3m", "1p", "1p"]
+
+
+def test_draw_marks_boxes_and_keeps_the_input():
+    image = np.zeros((200, 400, 3), np.uint8)
+    tiles = [{"tile": "1m", "box": [10, 50, 50, 106], "confidence": 0.9, "rotation": "upright"},
+             {"tile": "C", "box": [52, 50, 92, 106], "confidence": 0.2, "rotation": "upright"}]
+    from vision.layout import build_layout
+    drawn = draw_tiles(image, tiles, build_layout(tiles))
+    assert drawn.shape == image.shape and image.max() == 0
+    assert drawn[106, 30].any() and drawn[80, 52].any()  # box edges painted

@@ -1,0 +1,76 @@
+"""The recognizer's 43 classes and their engine notation under each tile set.
+
+The class list lives in classes.json and the tile sets in tilesets.json; this module only reads
+and checks them. Class 42 is a face-down tile, written `back` (it is not engine notation: the
+layout uses it to find concealed kongs).
+"""
+from __future__ import annotations
+
+import json
+import operator
+from functools import lru_cache
+from pathlib import Path
+
+_HERE = Path(__file__).resolve().parent
+CLASSES_FILE = _HERE / "classes.json"
+TILESETS_FILE = _HERE / "tilesets.json"
+
+NUM_CLASSES = 43
+BACK = "back"
+BACK_CLASS = 42
+FLOWER_TILES = frozenset(f"{n}f" for n in range(1, 9))
+
+
+def _load_classes() -> tuple[dict, ...]:
+    classes = json.loads(CLASSES_FILE.read_text(encoding="utf-8"))["classes"]
+    if len(classes) != NUM_CLASSES or classes[BACK_CLASS]["tile"] != BACK:
+        raise ValueError(f"{CLASSES_FILE.name} must list {NUM_CLASSES} classes ending with `{BACK}`")
+    return tuple(classes)
+
+
+_CLASSES = _load_classes()
+CLASS_NAMES: tuple[str, ...] = tuple(c["name"] for c in _CLASSES)
+ZH_NAMES: tuple[str, ...] = tuple(c["zh"] for c in _CLASSES)
+
+
+def _tileset_data() -> dict:
+    return json.loads(TILESETS_FILE.read_text(encoding="utf-8"))
+
+
+DEFAULT_TILESET: str = _tileset_data()["default"]
+
+
+def tileset_names() -> list[str]:
+    return sorted(_tileset_data()["tilesets"])
+
+
+@lru_cache(maxsize=None)
+def tile_notation(tileset: str = DEFAULT_TILESET) -> tuple[str, ...]:
+    """Engine notation of each class index (43 strings) under the named tile set."""
+    sets = _tileset_data()["tilesets"]
+    if tileset not in sets:
+        raise ValueError(f"unknown tile set {tileset!r}; known: {', '.join(sorted(sets))}")
+    overrides = sets[tileset]["tiles"]
+    open_names = {c["name"] for c in _CLASSES if c["tile"] is None}
+    if set(overrides) != open_names:
+        raise ValueError(f"tile set {tileset!r} in {TILESETS_FILE.name} must map exactly "
+                         f"{', '.join(sorted(open_names))}")
+    notation = tuple(c["tile"] if c["tile"] is not None else overrides[c["name"]] for c in _CLASSES)
+    if len(set(notation)) != NUM_CLASSES:
+        raise ValueError(f"tile set {tileset!r} gives two classes the same tile")
+    return notation
+
+
+def class_to_tile(cls: int, tileset: str = DEFAULT_TILESET) -> str:
+    """Engine notation of one class index, e.g. 31 -> 'C', 41 -> '7f' (taiwan) or '8f' (hk-index)."""
+    try:
+        index = operator.index(cls)  # numpy integers from a model are fine too
+    except TypeError:
+        index = -1
+    if isinstance(cls, bool) or not 0 <= index < NUM_CLASSES:
+        raise ValueError(f"class index must be an int 0-{NUM_CLASSES - 1}, got {cls!r}")
+    return tile_notation(tileset)[index]
+
+
+def is_flower(tile: str) -> bool:
+    return tile in FLOWER_TILES

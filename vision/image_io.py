@@ -1,0 +1,179 @@
+"""Reading a user's photo into a BGR uint8 array, refusing anything unsafe or unreadable.
+
+Photos come from phones (JPEG, HEIC, EXIF-rotated), screenshots (PNG with alpha) and the web
+(WebP). Every failure is an ImageError whose message can be shown to the user as is.
+
+Coordinates: large photos are downscaled so the long side is at most `max_side`; boxes found
+on the returned array are in its pixels. `load_image_with_scale` also returns the factor
+(returned size / original size) for mapping them back.
+"""
+from __future__ import annotations
+
+import io
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+MAX_BYTES = 25 * 1024 * 1024
+MAX_PIXELS = 50_000_000
+MAX_SIDE = 4096
+
+# PIL format names. MPO is what many phones write for JPEG (a JPEG with extra preview frames).
+SUPPORTED_FORMATS = {"JPEG": "JPEG", "MPO": "JPEG", "PNG": "PNG", "WEBP": "WebP", "HEIF": "HEIC"}
+
+Image.init()  # register every PIL plugin now: open(formats=...) does not load them itself
+
+try:  # HEIC (iPhone) support; without pillow-heif such files get the "unsupported" message
+    import pillow_heif
+
+    pillow_heif.register_heif_opener()
+except ImportError:  # pragma: no cover - pillow-heif is a runtime requirement
+    pillow_heif = None
+
+# Only these parsers ever see the bytes (the JPEG one also yields MPO); GIF, BMP and TIFF are
+# there to name a common wrong format in the error.
+OPEN_FORMATS = [f for f in ("JPEG", "PNG", "WEBP", "HEIF", "GIF", "BMP", "TIFF") if f in Image.OPEN]
+
+
+class ImageError(ValueError):
+    """A photo that cannot or may not be read; the message is meant for the user."""
+
+
+def load_image(source, *, max_side: int | None = MAX_SIDE, max_bytes: int = MAX_BYTES,
+               max_pixels: int = MAX_PIXELS) -> np.ndarray:
+    """Photo (path, bytes or binary file object) -> BGR uint8 array, upright, long side <= max_side."""
+    return load_image_with_scale(source, max_side=max_side, max_bytes=max_bytes,
+                                 max_pixels=max_pixels)[0]
+
+
+def load_image_with_scale(source, *, max_side: int | None = MAX_SIDE, max_bytes: int = MAX_BYTES,
+                          max_pixels: int = MAX_PIXELS) -> tuple[np.ndarray, float]:
+    """Like load_image, also returning scale = returned size / original (upright) size."""
+    data = read_bytes(source, max_bytes)
+    im = _open(data, max_pixels)
+    original_long = max(im.size)
+    if max_side is not None:
+        _draft(im, max_side)
+    im = _decode(im)
+    im = _upright(im)
+    rgb = _to_rgb(im)
+    if max_side is not None and max(rgb.size) > max_side:
+        # the photo may already be smaller from the JPEG draft; resize from what we have
+        factor = max_side / max(rgb.size)
+        size = (max(1, round(rgb.width * factor)), max(1, round(rgb.height * factor)))
+        rgb = rgb.resize(size, Image.Resampling.LANCZOS, reducing_gap=3.0)
+    bgr = np.ascontiguousarray(np.asarray(rgb, dtype=np.uint8)[:, :, ::-1])
+    return bgr, max(rgb.size) / original_long
+
+
+def read_bytes(source, max_bytes: int = MAX_BYTES) -> bytes:
+    """The file's bytes, refusing empty and oversized input before reading it all.
+
+    Messages do not repeat the path: callers that have one put it in front.
+    """
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        data = bytes(source)
+    elif isinstance(source, (str, os.PathLike)):
+        path = Path(source)
+        try:
+            size = path.stat().st_size
+            if not path.is_file():
+                raise ImageError("not a file")
+            if size > max_bytes:
+                raise ImageError(_too_big(size, max_bytes))
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise ImageError("no such file") from None
+        except PermissionError:
+            raise ImageError("permission denied") from None
+        except IsADirectoryError:
+            raise ImageError("a folder, not a photo") from None
+    elif hasattr(source, "read"):
+        data = source.read(max_bytes + 1)  # one byte more tells us it is too big
+    else:
+        raise ImageError(f"cannot read a photo from a {type(source).__name__}")
+    if not data:
+        raise ImageError("the file is empty")
+    if len(data) > max_bytes:
+        raise ImageError(_too_big(len(data), max_bytes))
+    return data
+
+
+def _too_big(size: int, limit: int) -> str:
+    return f"the file is too large ({size / 1e6:.1f} MB); the limit is {limit / 1e6:.0f} MB"
+
+
+def _open(data: bytes, max_pixels: int) -> Image.Image:
+    """Open lazily (header only) and check format and pixel count before any decoding."""
+    try:
+        with warnings.catch_warnings():
+            # PIL warns between its own limits; ours is lower and checked right below
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            im = Image.open(io.BytesIO(data), formats=OPEN_FORMATS)
+    except Image.DecompressionBombError:
+        raise ImageError(f"the image has too many pixels; the limit is {max_pixels / 1e6:.0f} "
+                         "megapixels") from None
+    except UnidentifiedImageError:
+        raise ImageError("the file is not an image, or not in a format we read "
+                         f"({_format_list()})") from None
+    except Exception as exc:  # any other failure while parsing the header means a broken file
+        raise ImageError(f"the image is corrupt ({exc})") from None
+    if im.format not in SUPPORTED_FORMATS:
+        raise ImageError(f"{im.format} images are not supported; use {_format_list()}")
+    width, height = im.size
+    if width <= 0 or height <= 0:
+        raise ImageError("the image has no pixels")
+    if width * height > max_pixels:
+        raise ImageError(f"the image is {width}x{height} ({width * height / 1e6:.0f} megapixels); "
+                         f"the limit is {max_pixels / 1e6:.0f} megapixels")
+    return im
+
+
+def _format_list() -> str:
+    names = list(dict.fromkeys(SUPPORTED_FORMATS.values()))
+    if pillow_heif is None:
+        names.remove("HEIC")
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _draft(im: Image.Image, max_side: int) -> None:
+    """Let the JPEG decoder shrink by 2/4/8 while decoding: much faster and lighter for big photos."""
+    if im.format in ("JPEG", "MPO") and max(im.size) > max_side:
+        factor = max_side / max(im.size)
+        im.draft(None, (int(im.width * factor), int(im.height * factor)))
+
+
+def _decode(im: Image.Image) -> Image.Image:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            im.load()
+    except Exception as exc:  # truncated data, bad chunks, decoder errors: all "corrupt"
+        raise ImageError(f"the image is truncated or corrupt ({exc})") from None
+    return im
+
+
+def _upright(im: Image.Image) -> Image.Image:
+    """Apply the EXIF orientation a phone recorded; a broken EXIF block leaves the photo as stored."""
+    try:
+        return ImageOps.exif_transpose(im)
+    except Exception:  # a photo with bad metadata is still a photo
+        return im
+
+
+def _to_rgb(im: Image.Image) -> Image.Image:
+    """Any mode -> 8-bit RGB: transparency composited on white, 16-bit scaled down, CMYK converted."""
+    if im.mode in ("I;16", "I;16L", "I;16B", "I;16N", "I"):
+        # 16-bit grey (PNG): PIL's convert would clip at 255, so scale to 8 bits ourselves
+        wide = np.clip(np.asarray(im, dtype=np.int64), 0, 65535)
+        im = Image.fromarray(((wide * 255 + 32767) // 65535).astype(np.uint8))
+    has_alpha = im.mode in ("RGBA", "LA", "PA", "RGBa", "La") or (
+        im.mode in ("P", "L", "RGB") and "transparency" in im.info)
+    if has_alpha:
+        rgba = im.convert("RGBA")
+        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        return Image.alpha_composite(white, rgba).convert("RGB")
+    return im if im.mode == "RGB" else im.convert("RGB")

@@ -1,0 +1,34 @@
+"""Image -> recognized tiles in engine notation -> hand layout. Shared by the CLI and the web app."""
+from __future__ import annotations
+
+from .classes import DEFAULT_TILESET, class_to_tile
+from .layout import ROTATIONS, build_layout
+
+
+def recognize_image(image, recognizer, tileset: str = DEFAULT_TILESET, *,
+                    low_confidence: float = 0.6) -> dict:
+    """Run the recognizer on a BGR image and read the hand.
+
+    Returns {"tileset", "tiles": [{tile, box, confidence, rotation}], "layout": build_layout(...)};
+    boxes are in the pixels of `image`, and layout indices point into "tiles".
+    """
+    tiles = to_tiles(recognizer.recognize(image), tileset)
+    return {"tileset": tileset, "tiles": tiles,
+            "layout": build_layout(tiles, low_confidence=low_confidence)}
+
+
+def to_tiles(detections, tileset: str = DEFAULT_TILESET) -> list[dict]:
+    """Recognizer output (class indices) -> JSON-ready tiles in engine notation, order kept."""
+    tiles = []
+    for i, det in enumerate(detections):
+        try:
+            cls, box = det["cls"], [round(float(v), 1) for v in det["box"]]
+            confidence = round(float(det["confidence"]), 4)
+            rotation = det.get("rotation", "upright")
+        except (KeyError, TypeError, ValueError):
+            raise ValueError(f"recognizer result {i} lacks cls, box or confidence: {det!r}") from None
+        if len(box) != 4 or rotation not in ROTATIONS:
+            raise ValueError(f"recognizer result {i} has a bad box or rotation: {det!r}")
+        tiles.append({"tile": class_to_tile(cls, tileset), "box": box,
+                      "confidence": confidence, "rotation": rotation})
+    return tiles
