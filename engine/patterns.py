@@ -45,6 +45,10 @@ class Features:
         return [s.tile for s in self.sets if s.is_triplet]
 
     @cached_property
+    def triplet_kinds(self) -> frozenset[int]:
+        return frozenset(self.triplet_tiles)
+
+    @cached_property
     def open_melds(self):
         return [m for m in self.hand.melds if m.type != "ankong"]
 
@@ -82,7 +86,9 @@ class Features:
 
 
 def _count_triplets(f: Features, kinds) -> int:
-    return sum(1 for t in f.triplet_tiles if t in kinds)
+    """Triplets (or kongs) of the given kinds; a kind has at most one triplet in a hand."""
+    have = f.triplet_kinds
+    return sum(1 for k in kinds if k in have)
 
 
 @pattern

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from .errors import HandError
@@ -33,7 +33,7 @@ class Entry:
     note: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: loaded tables are cached
 class RuleTable:
     id: str
     name: str
@@ -58,7 +58,9 @@ class RuleTable:
         except KeyError:
             raise HandError(f"rule table {self.id!r} has no setting {name!r}") from None
 
+    @cached_property
     def active_entries(self) -> tuple[Entry, ...]:
+        """Entries whose required setting is on (computed once: settings are fixed per table)."""
         return tuple(e for e in self.entries if e.requires is None or self.settings.get(e.requires))
 
     def summary(self) -> dict:
@@ -171,7 +173,7 @@ def table_names() -> list[str]:
     return sorted(p.stem for p in RULES_DIR.glob("*.toml"))
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=None)
 def known_patterns(scorer: str) -> frozenset[str]:
     """Pattern ids the scorer of a table can detect (imported late: scorers import this module)."""
     if scorer == "yueqing":
@@ -181,7 +183,9 @@ def known_patterns(scorer: str) -> frozenset[str]:
     return frozenset(PATTERNS)
 
 
+@lru_cache(maxsize=64)
 def _load_path(path: str, mtime: float) -> RuleTable:
+    """Cached per file and modification time, so an edited rule file is read again."""
     data = _resolve_extends(_read_toml(path), path, ())
     scorer = data.get("table", {}).get("scorer", "taiwan")
     return parse_table(data, path, known_patterns(scorer) if scorer in SCORERS else frozenset())

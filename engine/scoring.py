@@ -13,6 +13,8 @@ dealer and the other side.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .analysis import is_complete, winning_tiles
 from .errors import HandError
 from .hand import WIND_NAMES, Hand
@@ -74,23 +76,28 @@ def candidate_readings(hand: Hand, table: RuleTable) -> list[Reading]:
 FLOWER_WIN_PATTERNS = frozenset({"eight_flowers", "seven_rob_one"}) | DEALER_PATTERNS
 
 
+@lru_cache(maxsize=64)
+def _detectors(table: RuleTable, flower_win: bool) -> tuple:
+    """(entry, detector) pairs worth running: a 0 in a table's column means the row does not
+    count there, and 屁胡 is decided after the others."""
+    return tuple((e, PATTERNS[e.pattern]) for e in table.active_entries
+                 if e.tai and e.pattern != "no_score"
+                 and (not flower_win or e.pattern in FLOWER_WIN_PATTERNS))
+
+
 def _count_entries(features: Features, table: RuleTable) -> list[tuple]:
-    counted = []
     flower_win = features.reading.wait is None and not features.reading.sets
-    for entry in table.active_entries():
-        if entry.pattern == "no_score" or entry.tai == 0:
-            continue  # a 0 in a table's column means the row does not count there
-        if flower_win and entry.pattern not in FLOWER_WIN_PATTERNS:
-            continue
-        n = PATTERNS[entry.pattern](features, table.settings)
+    settings = table.settings
+    counted = []
+    for entry, detect in _detectors(table, flower_win):
+        n = detect(features, settings)
         if n:
             counted.append((entry, n))
     replaced = {r for entry, _ in counted for r in entry.replaces}
-    counted = [(e, n) for e, n in counted if e.id not in replaced]
-    if not any(e.tai for e, _ in counted if e.pattern not in DEALER_PATTERNS):
-        for entry in table.active_entries():
-            if entry.pattern == "no_score":
-                counted.append((entry, 1))
+    if replaced:
+        counted = [(e, n) for e, n in counted if e.id not in replaced]
+    if not any(e.pattern not in DEALER_PATTERNS for e, _ in counted):
+        counted.extend((e, 1) for e in table.active_entries if e.pattern == "no_score")
     return counted
 
 

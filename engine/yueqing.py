@@ -381,7 +381,7 @@ def doubling(raw_n: int, m: int, *, big_one_tai_doubles: bool = True) -> tuple[i
 
 def _count(items: dict, table) -> tuple[list, int, int, int, int]:
     """Counted (entry, n) after precedence, and raw N, N, M, 台."""
-    counted = [(e, items[e.pattern]) for e in table.active_entries()
+    counted = [(e, items[e.pattern]) for e in table.active_entries
                if e.tai and items.get(e.pattern)]
     replaced = {r for e, _ in counted for r in e.replaces}
     counted = [(e, n) for e, n in counted if e.id not in replaced]
