@@ -16,8 +16,9 @@ $(VENV)/.stamp: requirements.txt requirements-train.txt requirements-dev.txt
 
 venv: $(VENV)/.stamp
 
+# HOST=0.0.0.0 make run serves the whole LAN (prints the address and a QR code); PORT=8080 to move it.
 run: venv
-	$(VPY) -m engine --help
+	HOST=$(HOST) PORT=$(PORT) $(VPY) app.py
 
 test: venv
 	$(VPY) -m pytest -q -p no:cacheprovider --doctest-modules tests engine
