@@ -180,8 +180,14 @@ def seven_rob_one(f, cfg):
 
 @pattern
 def pinghu(f, cfg):
-    """平胡: no honours, no flowers, no triplets, not concealed, not self-drawn, two-sided wait."""
-    if f.flower_win or f.flowers or f.has_honours or f.triplet_tiles or f.menqing or f.self_drawn:
+    """平胡: no honours, no flowers, no triplets, not concealed, not self-drawn, two-sided wait.
+
+    Tables differ on the last three (NOTES.md); each is a setting, the seeds' wording the default.
+    """
+    if f.flower_win or f.flowers or f.has_honours or f.triplet_tiles:
+        return 0
+    if (f.menqing and cfg.get("pinghu_requires_open", True)) or (
+            f.self_drawn and cfg.get("pinghu_requires_discard", True)):
         return 0
     return int(f.reading.wait == "ryanmen" or cfg.get("pinghu_any_wait", False))
 
