@@ -12,7 +12,9 @@ for any number of exposed melds: a 16-tile state with two melds has 10 concealed
 """
 from __future__ import annotations
 
-from .suit_tables import INVALID, NEG, NO_PAIR, WITH_PAIR, block_table, completions, status
+from functools import lru_cache
+
+from .suit_tables import INVALID, NEG, WITH_PAIR, block_table, completions, status
 
 _PARTS = ((0, 9, True), (9, 18, True), (18, 27, True), (27, 34, False))
 
@@ -59,44 +61,52 @@ def shanten(counts, sets_needed: int | None = None) -> int:
 
     Structural: it counts shapes only, so a hand whose waits are all already visible is still 0
     (a dead wait); `waits` then returns nothing. sets_needed defaults to (tiles - 1) // 3.
+    The value is 2n - max(2m + min(t, n - m) + p) over sets m, partial sets t and a pair p.
     """
-    if sets_needed is None:
-        sets_needed = (sum(counts) - 1) // 3
-    n = sets_needed
-    # acc[p] maps sets -> most partial sets (capped at what can still be used).
-    acc0 = {0: 0}
-    acc1: dict[int, int] = {}
+    n = (sum(counts) - 1) // 3 if sets_needed is None else sets_needed
+    acc0: tuple = ((0, 0),)
+    acc1: tuple = ()
     for lo, hi, seq in _PARTS:
-        t0, t1 = block_table(tuple(counts[lo:hi]), seq)
-        new0: dict[int, int] = {}
-        new1: dict[int, int] = {}
-        for m_a, ta in acc0.items():
-            _merge(new0, m_a, ta, t0, n)
-            _merge(new1, m_a, ta, t1, n)
-        for m_a, ta in acc1.items():
-            _merge(new1, m_a, ta, t0, n)
-        acc0, acc1 = new0, new1
-    best = 0
-    for p, acc in ((0, acc0), (1, acc1)):
-        for m, t in acc.items():
-            v = 2 * m + t + p
-            if v > best:
-                best = v
+        f0, f1 = block_fronts(tuple(counts[lo:hi]), seq)
+        acc0, acc1 = _combine(acc0, f0, n), _combine(acc0, f1, n) + _combine(acc1, f0, n)
+    best = max((2 * m + t for m, t in acc0), default=0)
+    for m, t in acc1:
+        if 2 * m + t + 1 > best:
+            best = 2 * m + t + 1
     return 2 * n - best
 
 
-def _merge(out: dict, m_a: int, t_a: int, table: tuple, n: int) -> None:
-    for m_b in range(0, n - m_a + 1):
-        t_b = table[m_b]
-        if t_b == NEG:
-            continue
-        m = m_a + m_b
-        t = t_a + t_b
-        cap = n - m
-        if t > cap:
-            t = cap
-        if out.get(m, -1) < t:
-            out[m] = t
+@lru_cache(maxsize=None)
+def block_fronts(shape: tuple, sequences: bool = True) -> tuple[tuple, tuple]:
+    """block_table reduced to the (sets, partial sets) pairs worth keeping, for pair 0 and 1.
+
+    (m', t') makes (m, t) useless when m' >= m and m' + t' >= m + t: the final value
+    2m + min(t, n - m) can only be as large, whatever the other parts add.
+    """
+    return tuple(_prune((m, t) for m, t in enumerate(row) if t != NEG) for row in block_table(shape, sequences))
+
+
+def _prune(pairs) -> tuple:
+    kept = []
+    best_sum = -1
+    for m, t in sorted(pairs, reverse=True):
+        if m + t > best_sum:
+            kept.append((m, t))
+            best_sum = m + t
+    return tuple(kept)
+
+
+def _combine(acc: tuple, front: tuple, n: int) -> tuple:
+    if not acc or not front:
+        return ()
+    out = []
+    for m_a, t_a in acc:
+        for m_b, t_b in front:
+            m = m_a + m_b
+            if m <= n:
+                t = t_a + t_b
+                out.append((m, t if t <= n - m else n - m))
+    return _prune(out) if len(out) > 1 else tuple(out)
 
 
 def remaining(kind: int, visible_counts) -> int:
