@@ -1,0 +1,89 @@
+"""台麻桌邊助手 web app: `python app.py` serves it (waitress) on HOST:PORT (default 127.0.0.1:8000).
+
+create_app(config) builds the Flask app; config keys: DATA_DIR, MODELS_DIR, RECOGNIZER (an
+object with recognize(image) for tests), TABLE_PIN, TESTING, and for tests CAMERA_OPENER
+(index -> capture object), ADAPT_COMMAND (argv list) and TEMPLATES_DIR.
+Environment: MAHJONG_DATA (data folder, default ./data), TABLE_PIN, CAMERA_INDEX, HOST, PORT.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from datetime import timedelta
+from pathlib import Path
+
+from flask import Flask
+
+from webapp import api, errors, games_api, pages, security, services, vision_api
+from webapp.adapt import AdaptJob, adapt_command
+from webapp.camera import Camera, opencv_camera
+from webapp.db import open_database
+from webapp.photos import PhotoStore
+from webapp.recognizer import RecognizerSource
+
+ROOT = Path(__file__).resolve().parent
+MAX_UPLOAD = 20 * 1024 * 1024
+
+
+def _settings(config: dict | None) -> dict:
+    config = dict(config or {})
+    config.setdefault("DATA_DIR", os.environ.get("MAHJONG_DATA", "data"))
+    config.setdefault("MODELS_DIR", ROOT / "models")
+    config.setdefault("TABLE_PIN", os.environ.get("TABLE_PIN") or None)
+    config.setdefault("CAMERA_INDEX", int(os.environ.get("CAMERA_INDEX", "0")))
+    return config
+
+
+def create_app(config: dict | None = None) -> Flask:
+    config = _settings(config)
+    data_dir = Path(config["DATA_DIR"]).resolve()
+    models_dir = Path(config["MODELS_DIR"]).resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    db_path = data_dir / "mahjong.sqlite3"
+    open_database(db_path)
+
+    app = Flask(__name__, template_folder=str(config.get("TEMPLATES_DIR") or ROOT / "templates"),
+                static_folder=str(ROOT / "static"))
+    app.config.update(
+        TESTING=bool(config.get("TESTING")),
+        MAX_CONTENT_LENGTH=MAX_UPLOAD,
+        TABLE_PIN=config["TABLE_PIN"],
+        SECRET_KEY=security.secret_key(data_dir),
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        PERMANENT_SESSION_LIFETIME=timedelta(days=30),
+        JSON_SORT_KEYS=False,
+    )
+    app.json.ensure_ascii = False  # player names and 台 names stay readable
+    app.json.sort_keys = False
+    examples_dir = data_dir / "examples"
+    services.install(app, services.Services(
+        data_dir=data_dir, db_path=db_path, photos=PhotoStore(data_dir / "photos"),
+        examples_dir=examples_dir,
+        recognizer=RecognizerSource(models_dir, injected=config.get("RECOGNIZER")),
+        adapt=AdaptJob(data_dir / "adapt.log", config.get("ADAPT_COMMAND") or adapt_command(examples_dir, models_dir)),
+        camera=Camera(config["CAMERA_INDEX"], config.get("CAMERA_OPENER") or opencv_camera),
+        pin_failures=security.FailureCounter()))
+    errors.register(app)
+    security.install(app)
+    for blueprint in (api.bp, games_api.bp, vision_api.bp, pages.bp):
+        app.register_blueprint(blueprint)
+    return app
+
+
+def main() -> None:
+    from waitress import serve
+
+    from webapp.lan import banner
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    host = os.environ.get("HOST", "127.0.0.1")
+    port = int(os.environ.get("PORT", "8000"))
+    app = create_app()
+    print(banner(host, port), flush=True)
+    # waitress buffers a body before Flask sees it: bound that too (Flask answers 413 above 20 MB)
+    serve(app, host=host, port=port, threads=4, max_request_body_size=3 * MAX_UPLOAD)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,319 @@
+"""Photos through the API with a fake recognizer: recognize, stored photos, examples, adapt, live, camera."""
+from __future__ import annotations
+
+import hashlib
+import io
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from tests.app_support import FETCH, READY_16, FakeRecognizer, fixture_photo, make_app, row
+from vision.classes import CLASS_NAMES
+
+
+@pytest.fixture
+def fake():
+    return FakeRecognizer(row(READY_16))
+
+
+@pytest.fixture
+def client(tmp_path, fake):
+    return make_app(tmp_path, RECOGNIZER=fake).test_client()
+
+
+def upload(c, data: bytes, route="/api/recognize", field="photo", name="hand.jpg", **form):
+    return c.post(route, data={field: (io.BytesIO(data), name), **form}, headers=FETCH,
+                  content_type="multipart/form-data")
+
+
+def test_recognize_stores_the_photo_and_reads_the_hand(client, tmp_path, fake):
+    photo = fixture_photo()
+    r = upload(client, photo)
+    assert r.status_code == 200, r.get_json()
+    body = r.get_json()
+    pid = hashlib.sha256(photo).hexdigest()
+    assert body["photo_id"] == pid and body["photo_url"] == f"/photos/{pid}"
+    assert body["annotated_url"] == f"/photos/{pid}/annotated"
+    assert [t["tile"] for t in body["tiles"]] == [CLASS_NAMES[c] for c in READY_16]
+    assert body["layout"]["concealed"] == [CLASS_NAMES[c] for c in READY_16]
+    assert fake.shapes == [(640, 640, 3)]
+    assert (tmp_path / "data" / "photos" / f"{pid}.jpg").read_bytes() == photo
+    assert client.get(f"/photos/{pid}").data == photo
+    thumb = Image.open(io.BytesIO(client.get(f"/photos/{pid}/thumb").data))
+    assert thumb.format == "JPEG" and max(thumb.size) == 320
+    annotated = client.get(f"/photos/{pid}/annotated")
+    assert annotated.mimetype == "image/jpeg"
+    drawn = cv2.imdecode(np.frombuffer(annotated.data, np.uint8), cv2.IMREAD_COLOR)
+    plain = cv2.imdecode(np.frombuffer(photo, np.uint8), cv2.IMREAD_COLOR)
+    assert drawn.shape == plain.shape and np.abs(drawn.astype(int) - plain).mean() > 1  # boxes were drawn
+
+
+def test_png_is_served_as_png_and_heic_style_bytes_are_converted(client):
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 48), (200, 30, 30)).save(buf, "PNG")
+    pid = upload(client, buf.getvalue(), name="x.png").get_json()["photo_id"]
+    assert client.get(f"/photos/{pid}").mimetype == "image/png"
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 48), (30, 200, 30)).save(buf, "WEBP")
+    pid = upload(client, buf.getvalue(), name="x.webp").get_json()["photo_id"]
+    assert client.get(f"/photos/{pid}").mimetype == "image/webp"
+
+
+def test_tileset_is_passed_on_and_checked(client, fake):
+    fake.detections = row([41])  # the 竹 flower class
+    assert upload(client, fixture_photo()).get_json()["tiles"][0]["tile"] == "7f"
+    assert upload(client, fixture_photo(), tileset="hk-index").get_json()["tiles"][0]["tile"] == "8f"
+    r = upload(client, fixture_photo(), tileset="mars")
+    assert r.status_code == 400 and "unknown tile set" in r.get_json()["error"]
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"", "empty"),
+    (b"just some text, not a photo\n" * 10, "not an image"),
+    (fixture_photo()[:3000], "truncated or corrupt"),
+])
+def test_bad_photos_are_400(client, tmp_path, data, message):
+    r = upload(client, data)
+    assert r.status_code == 400 and message in r.get_json()["error"]
+    assert not list((tmp_path / "data" / "photos").glob("*.jpg"))  # nothing stored
+
+
+def test_missing_field_and_huge_upload(client):
+    r = client.post("/api/recognize", data={"other": "x"}, headers=FETCH, content_type="multipart/form-data")
+    assert r.status_code == 400 and "photo" in r.get_json()["error"]
+    r = upload(client, b"\xff\xd8" + b"0" * (21 * 1024 * 1024))
+    assert r.status_code == 413 and r.get_json() == {"error": "the upload is too large; the limit is 20 MB"}
+
+
+def test_decompression_bomb_is_refused(client):
+    buf = io.BytesIO()
+    Image.new("1", (10000, 6000)).save(buf, "PNG")  # 60 megapixels in a few kB
+    r = upload(client, buf.getvalue(), name="bomb.png")
+    assert r.status_code == 400 and "megapixels" in r.get_json()["error"]
+
+
+def test_no_model_is_503_and_health_says_so(tmp_path):
+    c = make_app(tmp_path).test_client()
+    assert c.get("/api/health").get_json()["model"] is False
+    r = upload(c, fixture_photo())
+    assert r.status_code == 503 and r.get_json() == {"error": "no vision model installed yet"}
+    r = upload(c, fixture_photo(), route="/api/live", field="frame")
+    assert r.status_code == 503
+
+
+def test_a_broken_model_file_is_503_not_a_crash(tmp_path):
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in ("detector.onnx", "classifier.onnx"):
+        (models / name).write_bytes(b"not a model")
+    c = make_app(tmp_path).test_client()
+    assert c.get("/api/health").get_json()["model"] is True
+    r = upload(c, fixture_photo())
+    assert r.status_code == 503 and "cannot load the vision model" in r.get_json()["error"]
+
+
+@pytest.mark.parametrize("path", [
+    "/photos/..%2F..%2Fapp.py", "/photos/../app.py", "/photos/%2e%2e", "/photos/" + "a" * 63,
+    "/photos/" + "A" * 64, "/photos/" + "g" * 64, "/photos/" + "a" * 64 + "/../../app.py",
+    "/photos/" + "a" * 64, "/photos/" + "a" * 64 + "/thumb", "/photos/" + "a" * 64 + "/annotated",
+    "/photos/..%2F..%2Fapp.py/thumb",
+])
+def test_photo_paths_outside_the_folder_are_404(client, path):
+    r = client.get(path)
+    assert r.status_code == 404 and b"import" not in r.data
+
+
+def test_examples_are_written_as_yolo(client, tmp_path):
+    pid = upload(client, fixture_photo()).get_json()["photo_id"]
+    assert client.get("/api/examples").get_json() == {"count": 0}
+    tiles = [{"tile": "1m", "box": [64, 128, 128, 224]}, {"tile": "7f", "box": [0, 0, 64, 64]},
+             {"tile": "紅中", "box": [600, 600, 700, 700]}, {"tile": "back", "box": [10, 10, 20, 20]}]
+    r = client.post("/api/examples", json={"photo_id": pid, "tiles": tiles, "tileset": "taiwan"}, headers=FETCH)
+    assert r.status_code == 200 and r.get_json() == {"count": 1}
+    folder = tmp_path / "data" / "examples"
+    lines = (folder / "labels" / f"{pid}.txt").read_text().splitlines()
+    assert lines[0] == "0 0.150000 0.275000 0.100000 0.150000"
+    assert lines[1].split()[0] == "41"                       # 7f is 竹 (bamboo) in Taiwanese sets
+    assert lines[2] == "31 0.968750 0.968750 0.062500 0.062500"  # clipped to the 640 px photo
+    assert lines[3].split()[0] == "42"
+    assert Image.open(folder / "images" / f"{pid}.jpg").size == (640, 640)
+    yaml = (folder / "data.yaml").read_text()
+    assert "nc: 43" in yaml and "  40: chrysanthemum" in yaml and "  42: back" in yaml
+    r = client.post("/api/examples", json={"photo_id": pid, "tiles": tiles[1:2], "tileset": "hk-index"},
+                    headers=FETCH)
+    assert r.get_json() == {"count": 1}                      # a new correction replaces the old one
+    assert (folder / "labels" / f"{pid}.txt").read_text().split()[0] == "40"
+    assert client.get("/api/examples").get_json() == {"count": 1}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"photo_id": "0" * 64}, "photo_id"),
+    ({"photo_id": "../../app"}, "photo_id"),
+    ({"tiles": []}, "non-empty"),
+    ({"tiles": [{"tile": "9x", "box": [0, 0, 5, 5]}]}, "cannot read tiles"),
+    ({"tiles": [{"tile": "1m", "box": [0, 0, 5]}]}, "box"),
+    ({"tiles": [{"tile": "1m", "box": [700, 700, 800, 800]}]}, "outside"),
+    ({"tileset": "mars"}, "unknown tile set"),
+])
+def test_bad_examples_are_400(client, change, message):
+    pid = upload(client, fixture_photo()).get_json()["photo_id"]
+    body = {"photo_id": pid, "tiles": [{"tile": "1m", "box": [0, 0, 5, 5]}], **change}
+    r = client.post("/api/examples", json=body, headers=FETCH)
+    assert r.status_code == 400 and message in r.get_json()["error"]
+
+
+def test_adapt_runs_one_job_in_the_background(tmp_path, fake):
+    models = tmp_path / "models"
+    models.mkdir()
+    command = [sys.executable, "-c", "import sys, time; print('adapting', sys.argv[1:]); time.sleep(0.5)"]
+    c = make_app(tmp_path, RECOGNIZER=fake, ADAPT_COMMAND=command).test_client()
+    assert c.get("/api/adapt").get_json() == {"status": "idle", "log_tail": ""}
+    assert c.post("/api/adapt", headers=FETCH).status_code == 503           # no classifier.pt
+    (models / "classifier.pt").write_bytes(b"weights")
+    r = c.post("/api/adapt", headers=FETCH)
+    assert r.status_code == 400 and "no corrected photos" in r.get_json()["error"]
+    pid = upload(c, fixture_photo()).get_json()["photo_id"]
+    c.post("/api/examples", json={"photo_id": pid, "tiles": [{"tile": "1m", "box": [0, 0, 9, 9]}]}, headers=FETCH)
+    r = c.post("/api/adapt", headers=FETCH)
+    assert r.status_code == 202 and r.get_json()["status"] == "running"
+    assert c.post("/api/adapt", headers=FETCH).status_code == 409
+    c.application.extensions["mahjong"].adapt.wait(20)
+    assert c.get("/api/adapt").get_json() == {"status": "done", "log_tail": "adapting []\n"}
+
+
+def test_adapt_command_matches_the_vision_cli(tmp_path):
+    from webapp.adapt import adapt_command
+    cmd = adapt_command(tmp_path / "ex", tmp_path / "models")
+    assert cmd[1:] == ["-m", "vision", "adapt", "--folder", str(tmp_path / "ex"), "--models", str(tmp_path / "models")]
+    # read, not imported: vision.adapt imports torch, a training-only requirement
+    source = (Path(__file__).resolve().parent.parent / "vision" / "adapt.py").read_text(encoding="utf-8")
+    assert 'add_argument("--folder"' in source and 'ap.add_argument("--models"' in source
+
+
+def live(c, **form):
+    return upload(c, fixture_photo(), route="/api/live", field="frame", **form)
+
+
+def test_live_gives_waits_for_16_tiles(client):
+    r = live(client, seen="5s5s")
+    assert r.status_code == 200, r.get_json()
+    body = r.get_json()
+    assert body["waits"]["waits"] == [{"tile": "5s", "remaining": 1}] and body["advice"] is None
+    assert body["message"] == "waiting on 5s" and len(body["tiles"]) == 16
+
+
+def test_live_gives_advice_for_17_tiles(client, fake):
+    fake.detections = row(READY_16, apart=[26])
+    body = live(client).get_json()
+    assert body["waits"] is None and body["advice"]["shanten"] == 0
+    assert body["message"].startswith("discard ")
+
+
+def test_live_with_melds_given_by_the_player(client, fake):
+    fake.detections = row(READY_16[3:])                    # 13 tiles on camera + a chi typed in
+    body = live(client, melds='[{"type": "chi", "tiles": "123m"}]', flowers='"1f"').get_json()
+    assert body["waits"]["waits"] == [{"tile": "5s", "remaining": 3}]
+
+
+def test_live_counts_tiles_otherwise(client, fake):
+    fake.detections = row(READY_16[:13])
+    body = live(client).get_json()
+    assert body == {**body, "waits": None, "advice": None, "message": "13 tiles seen; a hand has 16 or 17"}
+
+
+def test_live_misread_frame_is_a_message(client, fake):
+    fake.detections = row([0] * 16)                        # sixteen 1m: the camera misread
+    r = live(client)
+    assert r.status_code == 200 and r.get_json()["message"].startswith("cannot read this hand")
+
+
+@pytest.mark.parametrize("form, message", [
+    ({"seen": "5x"}, "cannot read tiles"),
+    ({"melds": "{not json"}, "not valid JSON"),
+    ({"melds": '[{"type": "chow", "tiles": "123m"}]'}, "meld type"),
+    ({"flowers": "[1]"}, "flowers"),
+    ({"rules": "/etc/passwd"}, "unknown rule table"),
+])
+def test_live_bad_player_input_is_400(client, form, message):
+    r = live(client, **form)
+    assert r.status_code == 400 and message in r.get_json()["error"]
+
+
+class FakeCapture:
+    def __init__(self, opened=True, frames=1000):
+        self.opened, self.frames, self.released = opened, frames, False
+
+    def isOpened(self):
+        return self.opened
+
+    def read(self):
+        if self.frames <= 0:
+            return False, None
+        self.frames -= 1
+        return True, np.full((48, 64, 3), 128, np.uint8)
+
+    def release(self):
+        self.released = True
+
+
+def test_no_camera_is_404(tmp_path):
+    c = make_app(tmp_path, CAMERA_OPENER=lambda index: FakeCapture(opened=False)).test_client()
+    for path in ("/api/camera/frame", "/api/camera/stream"):
+        r = c.get(path)
+        assert r.status_code == 404 and r.get_json() == {"error": "no camera attached"}
+
+
+def test_camera_frame_and_stream(tmp_path, monkeypatch):
+    opened = []
+
+    def opener(index):
+        opened.append(index)
+        return FakeCapture(frames=3)
+    monkeypatch.setattr("webapp.camera.FRAME_INTERVAL", 0)
+    c = make_app(tmp_path, CAMERA_OPENER=opener, CAMERA_INDEX=2).test_client()
+    r = c.get("/api/camera/frame")
+    assert r.mimetype == "image/jpeg" and Image.open(io.BytesIO(r.data)).size == (64, 48)
+    r = c.get("/api/camera/stream")
+    assert r.mimetype == "multipart/x-mixed-replace"
+    parts = r.data.split(b"--frame\r\n")[1:]
+    assert len(parts) == 2 and all(p.startswith(b"Content-Type: image/jpeg") for p in parts)  # 2 frames left
+    assert opened == [2]
+    assert c.get("/api/camera/frame").status_code == 200   # the failed camera is reopened
+    assert opened == [2, 2]
+
+
+def test_the_model_is_loaded_once_lazily_and_again_when_its_files_change(tmp_path, monkeypatch):
+    import os
+    import threading
+
+    import vision.model
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in ("detector.onnx", "classifier.onnx"):
+        (models / name).write_bytes(b"x")
+    loads = []
+
+    class CountingRecognizer(FakeRecognizer):
+        def __init__(self, folder):
+            loads.append(folder)
+            time.sleep(0.05)  # a slow load: concurrent first requests must still share one
+            super().__init__(row(READY_16))
+    monkeypatch.setattr(vision.model, "Recognizer", CountingRecognizer)
+    app = make_app(tmp_path)
+    assert loads == []                                     # nothing loaded at start-up
+    codes = []
+
+    def ask():
+        codes.append(upload(app.test_client(), fixture_photo()).status_code)
+    threads = [threading.Thread(target=ask) for _ in range(4)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    assert codes == [200] * 4 and loads == [models]
+    stat = (models / "classifier.onnx").stat()
+    os.utime(models / "classifier.onnx", ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # adapt installed a new one
+    assert upload(app.test_client(), fixture_photo()).status_code == 200 and loads == [models, models]

@@ -1,0 +1,60 @@
+"""Fine-tuning the classifier on the saved examples: one background `python -m vision adapt` at a time.
+
+The job's output goes to <data>/adapt.log; its state lives in this process only (a restart
+shows "idle" and the log of the last run).
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from .errors import ApiError
+
+LOG_TAIL = 4000
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def adapt_command(examples_dir: Path, models_dir: Path) -> list[str]:
+    """vision/adapt.py's CLI: --folder (a YOLO folder of corrected photos) and --models."""
+    return [sys.executable, "-m", "vision", "adapt", "--folder", str(examples_dir), "--models", str(models_dir)]
+
+
+class AdaptJob:
+    def __init__(self, log_path: Path, command: list[str]):
+        self.log_path = Path(log_path)
+        self.command = command
+        self._lock = threading.Lock()
+        self._process: subprocess.Popen | None = None
+
+    def status(self) -> str:
+        with self._lock:
+            if self._process is None:
+                return "idle"
+            code = self._process.poll()
+        return "running" if code is None else ("done" if code == 0 else "failed")
+
+    def start(self) -> None:
+        with self._lock:
+            if self._process is not None and self._process.poll() is None:
+                raise ApiError(409, "adaptation is already running")
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.log_path, "wb") as log:
+                # the child keeps its own copy of the log descriptor; ours can close
+                self._process = subprocess.Popen(self.command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                                 stdin=subprocess.DEVNULL)
+
+    def log_tail(self) -> str:
+        if not self.log_path.is_file():
+            return ""
+        with open(self.log_path, "rb") as f:
+            f.seek(0, 2)
+            f.seek(max(0, f.tell() - LOG_TAIL))
+            return f.read().decode("utf-8", "replace")
+
+    def wait(self, timeout: float | None = None) -> None:
+        """For tests and shutdown: wait for a running job to end."""
+        process = self._process
+        if process is not None:
+            process.wait(timeout)

@@ -1,0 +1,69 @@
+"""A camera attached to the machine (OpenCV VideoCapture), shared by every viewer.
+
+Opened on first use and kept; a read that fails releases it so a re-plugged camera is found
+again. Streams are limited (each holds a server thread for as long as it is watched).
+"""
+from __future__ import annotations
+
+import threading
+import time
+
+from .errors import ApiError
+
+NO_CAMERA = "no camera attached"
+MAX_STREAMS = 2
+FRAME_INTERVAL = 0.1  # at most ~10 frames a second to each viewer
+
+
+def opencv_camera(index: int):
+    import cv2
+    return cv2.VideoCapture(index)
+
+
+class Camera:
+    def __init__(self, index: int, opener=opencv_camera):
+        self.index = index
+        self._opener = opener
+        self._lock = threading.Lock()
+        self._capture = None
+        self.streams = threading.BoundedSemaphore(MAX_STREAMS)
+
+    def _open(self):
+        if self._capture is None:
+            capture = self._opener(self.index)
+            if capture is None or not capture.isOpened():
+                if capture is not None:
+                    capture.release()
+                raise ApiError(404, NO_CAMERA)
+            self._capture = capture
+        return self._capture
+
+    def frame(self):
+        """One BGR frame; 404 when no camera opens or it stops giving frames."""
+        with self._lock:
+            capture = self._open()
+            ok, image = capture.read()
+            if not ok or image is None:
+                capture.release()
+                self._capture = None
+                raise ApiError(404, NO_CAMERA)
+            return image
+
+    def jpeg(self) -> bytes:
+        from .imaging import jpeg_bytes
+        return jpeg_bytes(self.frame(), quality=80)
+
+    def mjpeg(self, first: bytes):
+        """multipart/x-mixed-replace parts, starting with an already-read frame, until the camera fails."""
+        try:
+            frame = first
+            while True:
+                yield b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + str(len(frame)).encode() \
+                    + b"\r\n\r\n" + frame + b"\r\n"
+                time.sleep(FRAME_INTERVAL)
+                try:
+                    frame = self.jpeg()
+                except ApiError:
+                    return
+        finally:
+            self.streams.release()

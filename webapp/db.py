@@ -1,0 +1,115 @@
+"""SQLite storage: connections, ordered migrations and short write transactions.
+
+WAL lets readers run beside the one writer; synchronous=FULL makes a committed hand survive a
+power cut (a Raspberry Pi beside a table gets unplugged). Each request opens its own connection
+(sqlite3 connections are not shared between threads).
+"""
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+from pathlib import Path
+
+# Ordered; entry i brings the schema from version i to i+1. Never edit a shipped entry: append.
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE games (
+        id           TEXT PRIMARY KEY,
+        players      TEXT NOT NULL,               -- JSON list of four names
+        rules        TEXT NOT NULL,
+        base         NUMERIC NOT NULL CHECK (base >= 0),
+        per_tai      NUMERIC NOT NULL CHECK (per_tai >= 0),
+        first_dealer INTEGER NOT NULL CHECK (first_dealer BETWEEN 0 AND 3),
+        version      INTEGER NOT NULL DEFAULT 1,
+        created_at   TEXT NOT NULL
+    );
+    CREATE TABLE hands (
+        game_id       TEXT NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        n             INTEGER NOT NULL CHECK (n >= 1),
+        type          TEXT NOT NULL CHECK (type IN ('win', 'draw')),
+        winner        INTEGER CHECK (winner BETWEEN 0 AND 3),
+        discarder     INTEGER CHECK (discarder BETWEEN 0 AND 3),
+        tai           INTEGER NOT NULL DEFAULT 0 CHECK (tai >= 0),
+        counting_kong INTEGER NOT NULL DEFAULT 0,
+        photo_id      TEXT,
+        scored        TEXT,                       -- JSON engine result or NULL
+        created_at    TEXT NOT NULL,
+        PRIMARY KEY (game_id, n)
+    );
+    """,
+]
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    # isolation_level=None: we issue BEGIN/COMMIT ourselves, so a transaction is exactly our block
+    conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)
+    conn.row_factory = sqlite3.Row
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA synchronous = FULL")
+    conn.execute("PRAGMA busy_timeout = 30000")
+    return conn
+
+
+@contextmanager
+def write_transaction(conn: sqlite3.Connection):
+    """BEGIN IMMEDIATE … COMMIT: takes the write lock up front, so read-check-write is atomic."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def split_statements(script: str) -> list[str]:
+    """A script's statements, split where SQLite says a statement is complete."""
+    statements, current = [], ""
+    for piece in script.split(";"):
+        current += piece + ";"
+        if sqlite3.complete_statement(current):  # false while the ';' sits inside a string
+            if current.strip(" \t\r\n;"):
+                statements.append(current.strip())
+            current = ""
+    if current.strip(" \t\r\n;"):
+        raise ValueError(f"incomplete SQL statement in a migration: {current.strip()[:60]!r}")
+    return statements
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT version FROM schema_version").fetchone()
+    return row[0] if row else 0
+
+
+def migrate(conn: sqlite3.Connection, migrations: list[str] = MIGRATIONS) -> int:
+    """Apply the migrations this database lacks, each in its own transaction; returns the version.
+
+    executescript() would commit halfway, so statements run one by one inside BEGIN/COMMIT: a
+    failed migration leaves the database at the previous version.
+    """
+    conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+    with write_transaction(conn):
+        if conn.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
+            conn.execute("INSERT INTO schema_version (version) VALUES (0)")
+    while True:
+        with write_transaction(conn):
+            version = schema_version(conn)  # read under the write lock: two processes may start at once
+            if version > len(migrations):
+                raise RuntimeError(f"the database is schema version {version}, newer than this app "
+                                   f"({len(migrations)}); update the app")
+            if version == len(migrations):
+                return version
+            for statement in split_statements(migrations[version]):
+                conn.execute(statement)
+            conn.execute("UPDATE schema_version SET version = ?", (version + 1,))
+
+
+def open_database(path: Path) -> None:
+    """Create or upgrade the database file and switch it to WAL (a property of the file)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = connect(path)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        migrate(conn)
+    finally:
+        conn.close()

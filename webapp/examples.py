@@ -1,0 +1,89 @@
+"""Corrected photos kept as YOLO training examples, for `python -m vision adapt --folder`.
+
+Layout: <data>/examples/images/<photo id>.jpg, labels/<photo id>.txt (one `class xc yc w h`
+line per tile, normalised to the image), and data.yaml naming the 43 classes. Boxes are in the
+pixels of the photo as the recognizer saw it (vision.image_io.load_image), so that is the image
+stored.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from pathlib import Path
+
+from engine.errors import HandError
+from engine.tiles import parse_tile, tile_name
+
+from .errors import ApiError
+from .photos import write_atomic
+
+MAX_TILES = 200
+_lock = threading.Lock()  # one writer at a time: data.yaml and the count stay coherent
+
+
+def class_index(tile, tileset: str) -> int:
+    """Engine notation (or any spelling the engine reads, or `back`) -> class index under a tile set."""
+    from vision.classes import BACK, BACK_CLASS, tile_notation
+    if tile == BACK:
+        return BACK_CLASS
+    if not isinstance(tile, str):
+        raise ApiError(400, f"a tile must be a string, got {tile!r}")
+    notation = tile_notation(tileset)
+    if tile not in notation:
+        try:
+            tile = tile_name(parse_tile(tile))
+        except HandError as exc:
+            raise ApiError(400, str(exc)) from None
+    return notation.index(tile)
+
+
+def _box(raw, width: int, height: int) -> tuple[float, float, float, float]:
+    """A checked [x1, y1, x2, y2] in pixels, clipped to the image."""
+    if (not isinstance(raw, list) or len(raw) != 4
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in raw)):
+        raise ApiError(400, f"a box must be [x1, y1, x2, y2] in pixels, got {raw!r}")
+    x1, y1 = max(0.0, float(raw[0])), max(0.0, float(raw[1]))
+    x2, y2 = min(float(width), float(raw[2])), min(float(height), float(raw[3]))
+    if x2 - x1 < 1 or y2 - y1 < 1:
+        raise ApiError(400, f"the box {raw!r} is empty or outside the {width}x{height} photo")
+    return x1, y1, x2, y2
+
+
+def label_lines(tiles, tileset: str, width: int, height: int) -> list[str]:
+    if not isinstance(tiles, list) or not tiles:
+        raise ApiError(400, "tiles must be a non-empty list of {tile, box}")
+    if len(tiles) > MAX_TILES:
+        raise ApiError(400, f"at most {MAX_TILES} tiles in one photo")
+    lines = []
+    for t in tiles:
+        if not isinstance(t, dict):
+            raise ApiError(400, "each tile must be an object {tile, box}")
+        cls = class_index(t.get("tile"), tileset)
+        x1, y1, x2, y2 = _box(t.get("box"), width, height)
+        lines.append(f"{cls} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
+                     f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
+    return lines
+
+
+def data_yaml() -> str:
+    from vision.classes import CLASS_NAMES
+    names = "\n".join(f"  {i}: {name}" for i, name in enumerate(CLASS_NAMES))
+    return f"path: .\ntrain: images\nval: images\nnc: {len(CLASS_NAMES)}\nnames:\n{names}\n"
+
+
+def count(folder: Path) -> int:
+    labels = Path(folder) / "labels"
+    return sum(1 for _ in labels.glob("*.txt")) if labels.is_dir() else 0
+
+
+def save_example(folder: Path, pid: str, image, tiles, tileset: str) -> int:
+    """Write one corrected photo (replacing an earlier correction of it); returns the count."""
+    from .imaging import jpeg_bytes
+    height, width = image.shape[:2]
+    lines = label_lines(tiles, tileset, width, height)
+    folder = Path(folder)
+    with _lock:
+        write_atomic(folder / "images" / f"{pid}.jpg", jpeg_bytes(image, quality=95))
+        write_atomic(folder / "labels" / f"{pid}.txt", ("\n".join(lines) + "\n").encode())
+        write_atomic(folder / "data.yaml", data_yaml().encode())
+        return count(folder)

@@ -1,0 +1,197 @@
+"""Game records as values: checking input, settling each hand, and the state after every hand.
+
+Only the inputs of each hand are stored (winner, discarder, 台 …); payments, dealer, streak,
+round wind and totals are derived here from the game's rule table every time, so an edited or
+deleted hand recomputes everything after it. Payments depend on the streak before each hand,
+so the hands are applied one at a time with engine.flow.apply_result (what replay does, with
+the deltas settled in between).
+"""
+from __future__ import annotations
+
+import json
+import math
+from numbers import Real
+
+from engine.errors import HandError
+from engine.flow import FlowRules, GameState, apply_result, new_game, seat_wind
+from engine.rules import RuleTable, load_table, table_names
+from engine.settlement import dealer_tai, settle_taiwan, settle_yueqing
+
+from .photos import PHOTO_ID
+
+MAX_NAME = 40
+MAX_SCORED_BYTES = 64 * 1024
+MAX_TAI = 10_000
+WIND_NAMES = "ESWN"
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _amount(name: str, value) -> Real:
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value < 0:
+        raise HandError(f"{name} must be a number ≥ 0, got {value!r}")
+    if value > 1e9:
+        raise HandError(f"{name} is too large (at most 1,000,000,000)")
+    return value
+
+
+def _seat(name: str, value) -> int:
+    if not _is_int(value) or not 0 <= value <= 3:
+        raise HandError(f"{name} must be a seat 0-3, got {value!r}")
+    return value
+
+
+def rule_table(rules) -> RuleTable:
+    """A shipped rule table. Paths are refused: a phone must not make the server read files."""
+    if not isinstance(rules, str) or rules not in table_names():
+        raise HandError(f"unknown rule table {rules!r}; known: {', '.join(table_names())}")
+    return load_table(rules)
+
+
+def parse_setup(data: dict) -> dict:
+    """Checked game settings: players, rules, base, per_tai, first_dealer."""
+    players = data.get("players")
+    if not isinstance(players, list) or len(players) != 4 or not all(isinstance(p, str) for p in players):
+        raise HandError("players must be a list of four names")
+    players = [p.strip() for p in players]
+    if not all(players):
+        raise HandError("every player needs a name")
+    if any(len(p) > MAX_NAME for p in players):
+        raise HandError(f"player names are at most {MAX_NAME} characters")
+    rules = data.get("rules", "tw-standard")
+    rule_table(rules)
+    return {"players": players, "rules": rules,
+            "base": _amount("base", data.get("base", 100)),
+            "per_tai": _amount("per_tai", data.get("per_tai", 20)),
+            "first_dealer": _seat("first_dealer", data.get("first_dealer", 0))}
+
+
+def parse_hand(data: dict) -> dict:
+    """A hand's stored inputs from a request: {"type": "win", …} or {"type": "draw", …}."""
+    kind = data.get("type")
+    photo_id = data.get("photo_id")
+    if photo_id is not None and (not isinstance(photo_id, str) or not PHOTO_ID.fullmatch(photo_id)):
+        raise HandError("photo_id must be the 64-character id a recognized photo got, or null")
+    if kind == "draw":
+        counting_kong = data.get("counting_kong", False)
+        if not isinstance(counting_kong, bool):
+            raise HandError(f"counting_kong must be true or false, got {counting_kong!r}")
+        return {"type": "draw", "winner": None, "discarder": None, "tai": 0,
+                "counting_kong": counting_kong, "photo_id": photo_id, "scored": None}
+    if kind != "win":
+        raise HandError(f"type must be 'win' or 'draw', got {kind!r}")
+    if "winner" not in data:
+        raise HandError("a win needs 'winner' (seat 0-3)")
+    winner = _seat("winner", data["winner"])
+    discarder = data.get("discarder")
+    if discarder is not None:
+        _seat("discarder", discarder)
+        if discarder == winner:
+            raise HandError(f"the winner (seat {winner}) cannot also be the discarder")
+    tai = data.get("tai")
+    if not _is_int(tai) or not 0 <= tai <= MAX_TAI:
+        raise HandError(f"tai must be a whole number 0-{MAX_TAI} (the hand's 台), got {tai!r}")
+    scored = data.get("scored")
+    if scored is not None:
+        if not isinstance(scored, dict):
+            raise HandError("scored must be an engine score result (an object) or null")
+        if len(json.dumps(scored, ensure_ascii=False)) > MAX_SCORED_BYTES:
+            raise HandError("scored is too large")
+    return {"type": "win", "winner": winner, "discarder": discarder, "tai": tai,
+            "counting_kong": False, "photo_id": photo_id, "scored": scored}
+
+
+def table_dealer_tai(table: RuleTable, streak: int) -> int:
+    """莊家 + 連莊拉莊 台 for a streak, from the table's own dealer entries (0 if it has none)."""
+    active = [e for e in table.entries if e.requires is None or table.settings.get(e.requires)]
+    base = sum(e.tai for e in active if e.pattern == "dealer")
+    per = [e.tai for e in active if e.pattern == "dealer_streak"]
+    if not base and not per:
+        return 0
+    return dealer_tai(streak, dealer_base=base, per_streak=per[0] if per else 0,
+                      cap=table.settings.get("dealer_tai_cap") or None)
+
+
+def settle(setup: dict, table: RuleTable, state: GameState, hand: dict) -> dict:
+    """Payments of one hand played from `state`: deltas and the 台 they were computed from.
+
+    乐清 deltas are the seed's formula points times `base` (the formula has no 底/台 split).
+    """
+    if hand["type"] == "draw":
+        return {"deltas": {s: 0 for s in range(4)}, "hand_tai": 0, "dealer_tai": 0, "tai": 0}
+    winner, discarder, tai = hand["winner"], hand["discarder"], hand["tai"]
+    if table.scorer == "yueqing":
+        points = settle_yueqing(winner=winner, dealer=state.dealer, tai=tai, streak=state.streak)
+        return {"deltas": {s: v * setup["base"] for s, v in points.items()},
+                "hand_tai": tai, "dealer_tai": 0, "tai": tai}
+    d_tai = table_dealer_tai(table, state.streak)
+    deltas = settle_taiwan(winner=winner, discarder=discarder, dealer=state.dealer, hand_tai=tai,
+                           dealer_tai=d_tai, base=setup["base"], per_tai=setup["per_tai"])
+    involved = state.dealer == winner or discarder is None or discarder == state.dealer
+    return {"deltas": deltas, "hand_tai": tai, "dealer_tai": d_tai,
+            "tai": tai + (d_tai if involved else 0)}
+
+
+def _flow_result(hand: dict, deltas: dict) -> dict:
+    if hand["type"] == "draw":
+        return {"type": "draw", "counting_kong": hand["counting_kong"]}
+    return {"type": "win", "winner": hand["winner"], "discarder": hand["discarder"], "deltas": deltas}
+
+
+def _clean(value: Real) -> Real:
+    """Whole amounts as ints (JSON 120, not 120.0); float noise rounded away."""
+    value = round(value, 6)
+    return int(value) if float(value).is_integer() else value
+
+
+def state_dict(state: GameState) -> dict:
+    d = state.to_dict()
+    d["scores"] = [_clean(v) for v in d["scores"]]
+    d["round_wind_name"] = WIND_NAMES[state.round_wind]
+    d["seat_winds"] = [WIND_NAMES[seat_wind(state, s)] for s in range(4)]
+    return d
+
+
+def compute(setup: dict, hands: list[dict]) -> dict:
+    """Every hand settled in order: {"state", "hands", "totals", "series"}.
+
+    A hand that cannot follow the ones before it (e.g. after the game ended) raises HandError
+    naming its number.
+    """
+    table = rule_table(setup["rules"])
+    flow_rules = FlowRules.from_dict(table.flow)
+    state = new_game(setup["players"], setup["first_dealer"])
+    out, series = [], [[] for _ in range(4)]
+    for n, hand in enumerate(hands, 1):
+        before = state
+        try:
+            money = settle(setup, table, before, hand)
+            state = apply_result(before, _flow_result(hand, money["deltas"]), flow_rules)
+        except HandError as exc:
+            raise HandError(f"hand {n}: {exc}") from None
+        out.append({"n": n, "type": hand["type"], "winner": hand["winner"], "discarder": hand["discarder"],
+                    "tai": money["tai"], "hand_tai": money["hand_tai"], "dealer_tai": money["dealer_tai"],
+                    "self_drawn": hand["type"] == "win" and hand["discarder"] is None,
+                    "counting_kong": hand["counting_kong"],
+                    "deltas": {str(s): _clean(v) for s, v in sorted(money["deltas"].items())},
+                    "dealer": before.dealer, "streak": before.streak, "round_wind": before.round_wind,
+                    "photo_id": hand["photo_id"], "scored": hand["scored"],
+                    "created_at": hand.get("created_at")})
+        for s in range(4):
+            series[s].append(_clean(state.scores[s]))
+    return {"state": state_dict(state), "hands": out,
+            "totals": [_clean(v) for v in state.scores], "series": series}
+
+
+def game_view(game_id: str, setup: dict, hands: list[dict], version: int, created_at: str) -> dict:
+    """The game object the API returns."""
+    return {"id": game_id, **setup, "version": version, "created_at": created_at, **compute(setup, hands)}
+
+
+def summary_view(game: dict) -> dict:
+    """A game's line in the list of games."""
+    keys = ("id", "players", "rules", "base", "per_tai", "first_dealer", "version", "created_at", "totals")
+    return {**{k: game[k] for k in keys}, "hand_count": len(game["hands"]),
+            "finished": game["state"]["finished"]}

@@ -1,0 +1,56 @@
+"""The vision model, loaded once per process on first use and reloaded when its files change
+(after `vision adapt` installs a better classifier). Until models/ holds a model, every caller
+gets a 503 "no vision model installed yet" instead of a crash.
+"""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from .errors import ApiError
+
+MODEL_FILES = ("detector.onnx", "classifier.onnx")
+NO_MODEL = "no vision model installed yet"
+
+
+class RecognizerSource:
+    def __init__(self, models_dir: Path, injected=None, max_parallel: int = 2):
+        self.models_dir = Path(models_dir)
+        self._injected = injected
+        self._lock = threading.Lock()
+        self._loaded = None
+        self._stamp = None
+        # inference is CPU-bound; more than two at once only makes each slower (and uses memory)
+        self.slots = threading.BoundedSemaphore(max_parallel)
+
+    def _files_stamp(self):
+        paths = [self.models_dir / name for name in MODEL_FILES]
+        if not all(p.is_file() for p in paths):
+            return None
+        return tuple(p.stat().st_mtime_ns for p in paths)
+
+    def available(self) -> bool:
+        return self._injected is not None or self._files_stamp() is not None
+
+    def get(self):
+        if self._injected is not None:
+            return self._injected
+        stamp = self._files_stamp()
+        if stamp is None:
+            raise ApiError(503, NO_MODEL)
+        with self._lock:
+            if self._loaded is None or self._stamp != stamp:
+                from vision.model import Recognizer
+                try:
+                    self._loaded = Recognizer(self.models_dir)
+                except Exception as exc:  # onnxruntime raises its own types for a corrupt file
+                    raise ApiError(503, f"cannot load the vision model: {exc}") from None
+                self._stamp = stamp
+            return self._loaded
+
+    def recognize(self, image, tileset: str) -> dict:
+        """Tiles and layout of a BGR image (vision.pipeline.recognize_image)."""
+        from vision.pipeline import recognize_image
+        recognizer = self.get()
+        with self.slots:
+            return recognize_image(image, recognizer, tileset)

@@ -1,0 +1,139 @@
+"""Games and hands in SQLite. Every change is one write transaction that re-derives the whole
+game (webapp.games.compute) before committing, so a hand that breaks the game is never stored.
+
+Optimistic concurrency: each game has a version, bumped by every change; a change that names
+an older version is refused (several phones record the same game).
+"""
+from __future__ import annotations
+
+import json
+import secrets
+import sqlite3
+from datetime import datetime, timezone
+
+from .db import write_transaction
+from .errors import ApiError
+from .games import compute, game_view, summary_view
+
+HAND_COLUMNS = ("type", "winner", "discarder", "tai", "counting_kong", "photo_id", "scored", "created_at")
+STALE = "the game changed on another phone; reloaded"
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _setup(row: sqlite3.Row) -> dict:
+    return {"players": json.loads(row["players"]), "rules": row["rules"], "base": row["base"],
+            "per_tai": row["per_tai"], "first_dealer": row["first_dealer"]}
+
+
+def _hand(row: sqlite3.Row) -> dict:
+    return {"type": row["type"], "winner": row["winner"], "discarder": row["discarder"], "tai": row["tai"],
+            "counting_kong": bool(row["counting_kong"]), "photo_id": row["photo_id"],
+            "scored": json.loads(row["scored"]) if row["scored"] is not None else None,
+            "created_at": row["created_at"]}
+
+
+def _load(conn: sqlite3.Connection, game_id: str) -> tuple[sqlite3.Row, list[dict]]:
+    row = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
+    if row is None:
+        raise ApiError(404, f"no game {game_id!r}")
+    hands = [_hand(r) for r in conn.execute("SELECT * FROM hands WHERE game_id = ? ORDER BY n", (game_id,))]
+    return row, hands
+
+
+def _view(row: sqlite3.Row, hands: list[dict]) -> dict:
+    return game_view(row["id"], _setup(row), hands, row["version"], row["created_at"])
+
+
+def get_game(conn: sqlite3.Connection, game_id: str) -> dict:
+    row, hands = _load(conn, game_id)
+    return _view(row, hands)
+
+
+def list_games(conn: sqlite3.Connection) -> list[dict]:
+    ids = [r["id"] for r in conn.execute("SELECT id FROM games ORDER BY created_at DESC, rowid DESC")]
+    return [summary_view(get_game(conn, i)) for i in ids]
+
+
+def _insert_hand(conn: sqlite3.Connection, game_id: str, n: int, hand: dict) -> None:
+    values = dict(hand, created_at=hand.get("created_at") or now(),
+                  scored=json.dumps(hand["scored"], ensure_ascii=False) if hand["scored"] is not None else None,
+                  counting_kong=int(hand["counting_kong"]))
+    conn.execute(f"INSERT INTO hands (game_id, n, {', '.join(HAND_COLUMNS)}) "
+                 f"VALUES (?, ?, {', '.join('?' * len(HAND_COLUMNS))})",
+                 (game_id, n, *(values[c] for c in HAND_COLUMNS)))
+
+
+def create_game(conn: sqlite3.Connection, setup: dict, hands: list[dict] = ()) -> dict:
+    """A new game (with `hands` already played, for an import), checked before it is stored."""
+    hands = [dict(h, created_at=h.get("created_at") or now()) for h in hands]
+    compute(setup, hands)  # refuse an impossible import before writing anything
+    game_id = secrets.token_hex(6)
+    with write_transaction(conn):
+        conn.execute("INSERT INTO games (id, players, rules, base, per_tai, first_dealer, version, created_at) "
+                     "VALUES (?, ?, ?, ?, ?, ?, 1, ?)",
+                     (game_id, json.dumps(setup["players"], ensure_ascii=False), setup["rules"],
+                      setup["base"], setup["per_tai"], setup["first_dealer"], now()))
+        for n, hand in enumerate(hands, 1):
+            _insert_hand(conn, game_id, n, hand)
+    return get_game(conn, game_id)
+
+
+def _check_version(row: sqlite3.Row, version) -> None:
+    if version is None:
+        return
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ApiError(400, f"version must be a whole number, got {version!r}")
+    if version != row["version"]:
+        raise ApiError(409, STALE)
+
+
+def change_hands(conn: sqlite3.Connection, game_id: str, version, change) -> dict:
+    """Apply `change(setup, hands) -> new hands` in one transaction, after the version check.
+
+    The new list is fully re-derived before anything is written; only the rows from the first
+    changed hand on are rewritten.
+    """
+    with write_transaction(conn):
+        row, hands = _load(conn, game_id)
+        _check_version(row, version)
+        setup = _setup(row)
+        new = change(setup, list(hands))
+        compute(setup, new)
+        first = next((i for i, (a, b) in enumerate(zip(hands, new)) if a != b), min(len(hands), len(new)))
+        conn.execute("DELETE FROM hands WHERE game_id = ? AND n > ?", (game_id, first))
+        for n, hand in enumerate(new[first:], first + 1):
+            _insert_hand(conn, game_id, n, hand)
+        conn.execute("UPDATE games SET version = version + 1 WHERE id = ?", (game_id,))
+    return get_game(conn, game_id)
+
+
+def add_hand(conn: sqlite3.Connection, game_id: str, hand: dict, version) -> dict:
+    def append(setup, hands):
+        if compute(setup, hands)["state"]["finished"]:
+            raise ApiError(400, "the game is finished; start a new game to record more hands")
+        return hands + [dict(hand, created_at=now())]
+    return change_hands(conn, game_id, version, append)
+
+
+def _hand_index(hands: list[dict], n: int) -> int:
+    if not 1 <= n <= len(hands):
+        raise ApiError(404, f"no hand {n} in this game (it has {len(hands)})")
+    return n - 1
+
+
+def edit_hand(conn: sqlite3.Connection, game_id: str, n: int, hand: dict, version) -> dict:
+    def edit(_setup, hands):
+        i = _hand_index(hands, n)
+        hands[i] = dict(hand, created_at=hands[i]["created_at"])
+        return hands
+    return change_hands(conn, game_id, version, edit)
+
+
+def delete_hand(conn: sqlite3.Connection, game_id: str, n: int, version) -> dict:
+    def delete(_setup, hands):
+        del hands[_hand_index(hands, n)]
+        return hands
+    return change_hands(conn, game_id, version, delete)

@@ -1,0 +1,155 @@
+"""Photo routes: recognize, the stored photos, corrected examples, adaptation, live view, camera."""
+from __future__ import annotations
+
+from flask import Blueprint, Response, jsonify, request
+
+from .errors import ApiError
+from .examples import count as example_count
+from .examples import save_example
+from .imaging import browser_type, jpeg_bytes, load
+from .inputs import json_body, json_form_field, uploaded_bytes
+from .live import analyse, check_player_input
+from .photos import PHOTO_ID
+from .services import services
+
+bp = Blueprint("vision", __name__)
+IMMUTABLE = "public, max-age=31536000, immutable"  # a photo id is its content's hash
+
+
+def _tileset(value) -> str:
+    from vision.classes import DEFAULT_TILESET, tileset_names
+    if value in (None, ""):
+        return DEFAULT_TILESET
+    if value not in tileset_names():
+        raise ApiError(400, f"unknown tile set {value!r}; known: {', '.join(tileset_names())}")
+    return value
+
+
+@bp.post("/api/recognize")
+def recognize():
+    svc = services()
+    svc.recognizer.get()  # 503 before reading the upload when there is no model
+    data = uploaded_bytes("photo")
+    tileset = _tileset(request.form.get("tileset"))
+    image = load(data)
+    reading = svc.recognizer.recognize(image, tileset)
+    pid = svc.photos.save(data)
+    svc.photos.save_reading(pid, reading)
+    return jsonify({"photo_id": pid, "photo_url": f"/photos/{pid}",
+                    "annotated_url": f"/photos/{pid}/annotated", "thumb_url": f"/photos/{pid}/thumb",
+                    **reading})
+
+
+def _image_response(data: bytes, mime: str, cache: str = IMMUTABLE) -> Response:
+    return Response(data, mimetype=mime, headers={"Cache-Control": cache})
+
+
+@bp.get("/photos/<pid>")
+def photo(pid):
+    data = services().photos.original(pid)
+    mime = browser_type(data)
+    if mime is None:  # HEIC: browsers outside Safari cannot show it
+        return _image_response(jpeg_bytes(load(data)), "image/jpeg")
+    return _image_response(data, mime)
+
+
+@bp.get("/photos/<pid>/thumb")
+def thumb(pid):
+    return _image_response(services().photos.thumb(pid), "image/jpeg")
+
+
+@bp.get("/photos/<pid>/annotated")
+def annotated(pid):
+    from vision.draw import draw_tiles
+    svc = services()
+    image = load(svc.photos.original(pid))
+    reading = svc.photos.reading(pid)
+    if reading is None:
+        reading = svc.recognizer.recognize(image, _tileset(None))
+        svc.photos.save_reading(pid, reading)
+    # a new recognition (another tile set) can change the picture: no long caching
+    return _image_response(jpeg_bytes(draw_tiles(image, reading["tiles"], reading["layout"])), "image/jpeg",
+                           cache="no-cache")
+
+
+@bp.post("/api/examples")
+def add_example():
+    svc = services()
+    body = json_body()
+    pid = body.get("photo_id")
+    if not isinstance(pid, str) or not PHOTO_ID.fullmatch(pid) or not svc.photos.exists(pid):
+        raise ApiError(400, "photo_id must name a photo sent to /api/recognize")
+    image = load(svc.photos.original(pid))
+    return jsonify({"count": save_example(svc.examples_dir, pid, image, body.get("tiles"),
+                                          _tileset(body.get("tileset")))})
+
+
+@bp.get("/api/examples")
+def examples():
+    return jsonify({"count": example_count(services().examples_dir)})
+
+
+def _adapt_status() -> dict:
+    job = services().adapt
+    return {"status": job.status(), "log_tail": job.log_tail()}
+
+
+@bp.post("/api/adapt")
+def start_adapt():
+    svc = services()
+    if not (svc.recognizer.models_dir / "classifier.pt").is_file():
+        raise ApiError(503, "no vision model installed yet (adaptation needs models/classifier.pt)")
+    if example_count(svc.examples_dir) == 0:
+        raise ApiError(400, "no corrected photos yet; save some with POST /api/examples first")
+    svc.adapt.start()
+    return jsonify(_adapt_status()), 202
+
+
+@bp.get("/api/adapt")
+def adapt_status():
+    return jsonify(_adapt_status())
+
+
+def _flowers_field() -> str | None:
+    """`flowers` as tiles text ("1f 5f"), a JSON string, or a JSON list of tiles."""
+    raw = request.form.get("flowers")
+    if raw is None or not raw.strip():
+        return None
+    value = json_form_field("flowers", None) if raw.lstrip()[:1] in ('"', "[") else raw
+    if isinstance(value, list) and all(isinstance(t, str) for t in value):
+        value = " ".join(value)
+    if not isinstance(value, str):
+        raise ApiError(400, "flowers must be tiles such as \"1f 5f\"")
+    return value
+
+
+@bp.post("/api/live")
+def live():
+    svc = services()
+    seen = request.form.get("seen", "")
+    melds = json_form_field("melds", None)
+    flowers = _flowers_field()
+    rules = request.form.get("rules") or "tw-standard"
+    check_player_input(seen, melds, flowers, rules)
+    svc.recognizer.get()
+    reading = svc.recognizer.recognize(load(uploaded_bytes("frame")), _tileset(request.form.get("tileset")))
+    return jsonify(analyse(reading, seen, melds, flowers, rules))
+
+
+@bp.get("/api/camera/frame")
+def camera_frame():
+    return _image_response(services().camera.jpeg(), "image/jpeg", cache="no-store")
+
+
+@bp.get("/api/camera/stream")
+def camera_stream():
+    camera = services().camera
+    if not camera.streams.acquire(blocking=False):
+        raise ApiError(503, "the camera is already being watched on two screens")
+    try:
+        first = camera.jpeg()
+    except BaseException:
+        camera.streams.release()
+        raise
+    return Response(camera.mjpeg(first), mimetype="multipart/x-mixed-replace; boundary=frame",
+                    headers={"Cache-Control": "no-store"})
