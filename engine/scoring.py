@@ -72,6 +72,8 @@ def candidate_readings(hand: Hand, table: RuleTable) -> list[Reading]:
     return found
 
 
+WAIT_PREFERENCE = ("ryanmen", "shanpon", "kanchan", "penchan", "tanki", "lilikuli", None)
+
 # A flower win (八仙過海, 七搶一) has no hand to read: only these patterns apply to it.
 FLOWER_WIN_PATTERNS = frozenset({"eight_flowers", "seven_rob_one"}) | DEALER_PATTERNS
 
@@ -128,7 +130,8 @@ def score(hand: Hand, table: RuleTable | None = None) -> dict:
     for reading in candidates:
         counted = _count_entries(Features(hand, reading, wait_count), table)
         hand_tai = sum(e.tai * n for e, n in counted if e.pattern not in DEALER_PATTERNS)
-        key = hand_tai + (_dealer_part(counted, table) if involved else 0)
+        # equal totals: show the reading a player would name (a two-sided wait before an edge one)
+        key = (hand_tai + (_dealer_part(counted, table) if involved else 0), -WAIT_PREFERENCE.index(reading.wait))
         if best is None or key > best[0]:
             best = (key, reading, counted, hand_tai)
     _, reading, counted, hand_tai = best

@@ -141,3 +141,9 @@ def test_cli_score_and_errors():
         assert "Traceback" not in r.stderr
     rules = run_cli(["rules"], "")
     assert {t["id"] for t in json.loads(rules.stdout)["tables"]} >= {"tw-standard", "platform-tai", "platform-flower"}
+
+
+def test_equal_readings_show_the_two_sided_wait():
+    # 3p completes 12p (edge) or 45p (two-sided) for the same 台; the answer names the two-sided one
+    r = score(Hand.from_dict(A))
+    assert r["decomposition"]["wait"] == "ryanmen"
