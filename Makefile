@@ -5,7 +5,7 @@ VPY     := $(VENV)/bin/python
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
 
-.PHONY: run test bench bench-peer train venv clean
+.PHONY: run test bench bench-peer train venv system-deps clean
 
 # The stamp is rebuilt whenever a requirements file changes.
 $(VENV)/.stamp: requirements.txt requirements-train.txt requirements-dev.txt
@@ -16,11 +16,18 @@ $(VENV)/.stamp: requirements.txt requirements-train.txt requirements-dev.txt
 
 venv: $(VENV)/.stamp
 
+# Debian packages the browser tests need: chromium (driven by Playwright) and a CJK font so pages
+# render Chinese. Installed once; root or sudo is needed only the first time.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+system-deps:
+	@test -x /usr/bin/chromium && fc-list 2>/dev/null | grep -qi wenquanyi || \
+	  ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium fonts-wqy-zenhei)
+
 # HOST=0.0.0.0 make run serves the whole LAN (prints the address and a QR code); PORT=8080 to move it.
 run: venv
 	HOST=$(HOST) PORT=$(PORT) $(VPY) app.py
 
-test: venv
+test: venv system-deps
 	$(VPY) -m pytest -q -p no:cacheprovider --doctest-modules tests engine
 
 bench: venv

@@ -1,0 +1,99 @@
+// JSON API client: marks mutating requests (X-Requested-With) and supplies the table PIN.
+import { t } from "./i18n.js";
+import { el } from "./dom.js";
+
+const PIN_KEY = "mahjong.pin";
+
+export class ApiError extends Error {
+  constructor(status, message, data) {
+    super(message);
+    this.status = status;
+    this.data = data;
+  }
+}
+
+function isMutating(method) {
+  return !["GET", "HEAD"].includes(method);
+}
+
+async function send(method, url, body) {
+  const headers = { Accept: "application/json" };
+  if (isMutating(method)) {
+    headers["X-Requested-With"] = "fetch";
+    const pin = sessionStorage.getItem(PIN_KEY);
+    if (pin) headers["X-Table-Pin"] = pin;
+  }
+  let payload;
+  if (body instanceof FormData || body instanceof Blob) payload = body;
+  else if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    payload = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(url, { method, headers, body: payload, credentials: "same-origin" });
+  } catch (e) {
+    throw new ApiError(0, t("network_error"));
+  }
+  const type = res.headers.get("Content-Type") || "";
+  const data = type.includes("json") ? await res.json().catch(() => null) : null;
+  if (!res.ok) {
+    const msg = (data && data.error) || `${res.status} ${res.statusText}`;
+    throw new ApiError(res.status, msg, data);
+  }
+  return data;
+}
+
+/** Call the API; when a change is refused for want of the PIN, ask for the table PIN once and retry. */
+export async function api(method, url, body) {
+  try {
+    return await send(method, url, body);
+  } catch (e) {
+    // only a PIN refusal is worth asking about (a 403 also answers a missing CSRF header)
+    const pinRefused = e instanceof ApiError && (e.status === 401 || e.status === 403) && /pin/i.test(e.message);
+    if (!isMutating(method) || !pinRefused || url === "/api/pin") throw e;
+    const ok = await askPin();
+    if (!ok) throw e;
+    return send(method, url, body);
+  }
+}
+
+export const get = (url) => api("GET", url);
+export const post = (url, body) => api("POST", url, body);
+
+/** A modal asking for the PIN; checks it with POST /api/pin and keeps it for this tab. */
+function askPin() {
+  return new Promise((resolve) => {
+    const input = el("input", { type: "password", inputmode: "numeric", autocomplete: "off", id: "pin-input",
+                                "aria-label": t("pin_label") });
+    const msg = el("p", { class: "status", role: "alert", hidden: true });
+    const dialog = el("dialog", { class: "pin-dialog", "aria-labelledby": "pin-title" },
+      el("form", { method: "dialog" },
+        el("h2", { id: "pin-title", text: t("pin_title") }),
+        el("label", {}, t("pin_label"), input),
+        msg,
+        el("div", { class: "row" },
+          el("button", { type: "submit", class: "primary", value: "ok", text: t("ok") }),
+          el("button", { type: "button", value: "cancel", text: t("cancel"),
+                         onclick: () => { dialog.close(); } }))));
+    document.body.append(dialog);
+    let done = false;
+    const finish = (v) => { if (!done) { done = true; dialog.remove(); resolve(v); } };
+    dialog.addEventListener("close", () => finish(false));
+    dialog.querySelector("form").addEventListener("submit", async (ev) => {
+      ev.preventDefault();
+      const pin = input.value.trim();
+      try {
+        await send("POST", "/api/pin", { pin });
+        sessionStorage.setItem(PIN_KEY, pin);
+        finish(true);
+      } catch (err) {
+        msg.hidden = false;
+        msg.textContent = t("pin_wrong");
+        input.select();
+      }
+    });
+    dialog.showModal();
+    input.focus();
+  });
+}

@@ -1,0 +1,232 @@
+// game.html: one game — state, totals, record / edit / delete hands, chart, export; polls so phones stay in step.
+import { initPage } from "./page.js";
+import { t, windName, lang } from "./i18n.js";
+import { el, clear, $, $$, say } from "./dom.js";
+import { api, get, post } from "./api.js";
+import { lineChart, COLORS } from "./chart.js";
+
+initPage();
+
+const root = $("#game-root");
+const gameId = root.dataset.gameId || location.pathname.split("/").filter(Boolean).pop();
+const POLL_MS = 3000;
+let game = null;
+let tables = [];
+let editing = null; // the hand number being edited, or null
+
+const base = `/api/games/${encodeURIComponent(gameId)}`;
+$("#export-csv").href = `${base}/export.csv`;
+$("#export-json").href = `${base}/export.json`;
+
+const fmt = (v) => (v > 0 ? `+${v}` : String(v));
+
+// ---------- rendering ----------
+
+function render() {
+  if (!game) return;
+  const st = game.state;
+  const winds = st.seat_winds || [];
+  const table = tables.find((x) => x.id === game.rules);
+  $("#rules-name").textContent = table ? (lang() === "en" ? table.name_en : table.name) : game.rules;
+  const parts = [t("state_round", { w: windName(st.round_wind_name || "ESWN"[st.round_wind] || "E") }),
+                 t("state_dealer", { name: game.players[st.dealer] }), t("state_streak", { n: st.streak })];
+  if (st.finished) parts.push(t("game_finished"));
+  $("#state-line").textContent = parts.join(" · ");
+
+  const board = clear($("#scoreboard"));
+  game.players.forEach((name, i) => {
+    board.append(el("div", { class: `player ${i === st.dealer ? "dealer" : ""}`, dataset: { player: String(i) },
+                             style: `border-left: 6px solid ${COLORS[i]}` },
+      el("span", { class: "wind", text: winds[i] ? windName(winds[i]) : "" }),
+      el("span", { class: "name", text: name }),
+      el("span", { class: "total", id: `total-${i}`, text: String(game.totals[i]) })));
+  });
+
+  drawChart();
+  const legend = clear($("#legend"));
+  game.players.forEach((name, i) => legend.append(el("span", { style: `--c: ${COLORS[i]}`, text: name })));
+
+  renderHistory();
+  if (editing === null) fillPlayerSelects();
+  $("#add-hand").disabled = st.finished && editing === null;
+}
+
+function drawChart() {
+  const chart = clear($("#chart"));
+  chart.append(lineChart(game.series, game.players, t("chart_title"), chart.clientWidth || 640));
+}
+
+let resizeTimer = null;
+window.addEventListener("resize", () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(() => { if (game) drawChart(); }, 200);
+});
+
+function handText(h) {
+  if (h.type === "draw") return t("hand_draw") + (h.counting_kong ? ` (${t("counting_kong")})` : "");
+  const who = game.players[h.winner];
+  const how = h.discarder === null ? t("hand_self") : t("hand_from", { d: game.players[h.discarder] });
+  return `${t("hand_win_by", { w: who })} · ${how} · ${h.tai} ${t("th_tai")}`;
+}
+
+function renderHistory() {
+  const table = clear($("#history"));
+  table.append(el("thead", {}, el("tr", {},
+    el("th", { text: t("th_n") }), el("th", { text: t("th_result") }),
+    game.players.map((p) => el("th", { class: "num", text: p })),
+    el("th", { text: t("th_photo") }), el("th", { text: t("th_actions") }))));
+  const body = el("tbody");
+  if (!game.hands.length) {
+    body.append(el("tr", {}, el("td", { colspan: "8", class: "empty", text: t("no_hands") })));
+  }
+  for (const h of [...game.hands].reverse()) {
+    const deltas = [0, 1, 2, 3].map((s) => (h.deltas ? h.deltas[String(s)] ?? h.deltas[s] ?? 0 : 0));
+    const when = h.created_at ? new Date(h.created_at).toLocaleTimeString(lang() === "en" ? "en" : "zh-TW",
+                                                                             { hour: "2-digit", minute: "2-digit" }) : "";
+    body.append(el("tr", { dataset: { hand: String(h.n) } },
+      el("td", { text: String(h.n) }),
+      el("td", {}, handText(h), when ? el("div", { class: "hint", text: when }) : null),
+      deltas.map((d) => el("td", { class: `num ${d > 0 ? "plus" : d < 0 ? "minus" : ""}`, text: fmt(d) })),
+      el("td", {}, h.photo_id ? el("a", { href: `/photos/${h.photo_id}`, target: "_blank", rel: "noopener" },
+        el("img", { class: "thumb", src: `/photos/${h.photo_id}/thumb`, alt: `${t("th_photo")} ${h.n}`, loading: "lazy" })) : ""),
+      el("td", { class: "actions" },
+        el("button", { type: "button", class: "small", "aria-label": `${t("edit")} ${h.n}`, text: "✎",
+                       dataset: { action: "edit" }, onclick: () => startEdit(h) }),
+        el("button", { type: "button", class: "small danger", "aria-label": `${t("delete")} ${h.n}`, text: "✕",
+                       dataset: { action: "delete" }, onclick: () => deleteHand(h) }))));
+  }
+  table.append(body);
+}
+
+function fillPlayerSelects() {
+  const winds = game.state.seat_winds || [];
+  for (const sel of [$("#winner"), $("#discarder")]) {
+    const keep = sel.value;
+    clear(sel).append(...game.players.map((p, i) => el("option", { value: String(i),
+      text: winds[i] ? `${p}（${windName(winds[i])}）` : p })));
+    if (keep) sel.value = keep;
+  }
+  if ($("#winner").value === $("#discarder").value) $("#discarder").value = String((Number($("#winner").value) + 1) % 4);
+}
+
+function syncForm() {
+  const win = $("#type-win").checked;
+  for (const n of $$(".win-only")) n.hidden = !win;
+  for (const n of $$(".draw-only")) n.hidden = win;
+  if (win) $("#discarder-field").hidden = $("#self-drawn").checked;
+}
+
+for (const id of ["#type-win", "#type-draw", "#self-drawn"]) $(id).addEventListener("change", syncForm);
+
+// ---------- changes ----------
+
+function formBody() {
+  if ($("#type-draw").checked) return { type: "draw", counting_kong: $("#counting-kong").checked };
+  const winner = Number($("#winner").value);
+  const self = $("#self-drawn").checked;
+  const discarder = self ? null : Number($("#discarder").value);
+  if (!self && discarder === winner) throw new Error(t("winner_not_discarder"));
+  return { type: "win", winner, discarder, tai: Math.max(0, parseInt($("#tai").value, 10) || 0) };
+}
+
+async function change(method, url, body) {
+  try {
+    game = await api(method, url, { ...body, version: game.version });
+    render();
+    return true;
+  } catch (e) {
+    if (e.status === 409) {
+      await load();
+      say($("#form-status"), t("stale_reloaded"), "error");
+    } else say($("#form-status"), t("error_prefix") + e.message, "error");
+    return false;
+  }
+}
+
+$("#hand-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  say($("#form-status"), "");
+  let body;
+  try { body = formBody(); } catch (e) { say($("#form-status"), e.message, "error"); return; }
+  const button = $("#add-hand");
+  button.disabled = true;
+  const hand = editing !== null ? game.hands.find((h) => h.n === editing) : null;
+  if (hand) {
+    // keep what a scored photo contributed; the form edits only the result
+    if (hand.photo_id) body.photo_id = hand.photo_id;
+    if (hand.scored && body.type === "win") body.scored = hand.scored;
+  }
+  const ok = editing !== null ? await change("PUT", `${base}/hands/${editing}`, body)
+                              : await change("POST", `${base}/hands`, body);
+  button.disabled = false;
+  if (ok) { stopEdit(); $("#tai").value = "0"; }
+});
+
+function startEdit(h) {
+  editing = h.n;
+  $("#type-win").checked = h.type === "win";
+  $("#type-draw").checked = h.type === "draw";
+  fillPlayerSelects();
+  if (h.type === "win") {
+    $("#winner").value = String(h.winner);
+    $("#self-drawn").checked = h.discarder === null;
+    if (h.discarder !== null) $("#discarder").value = String(h.discarder);
+    $("#tai").value = String(h.hand_tai ?? h.tai);
+  } else $("#counting-kong").checked = !!h.counting_kong;
+  $("#add-hand").textContent = t("update_hand", { n: h.n });
+  $("#add-hand").disabled = false;
+  $("#cancel-edit").hidden = false;
+  syncForm();
+  $("#hand-form").scrollIntoView({ behavior: "smooth", block: "start" });
+}
+
+function stopEdit() {
+  editing = null;
+  $("#add-hand").textContent = t("add_hand");
+  $("#cancel-edit").hidden = true;
+  if (game) $("#add-hand").disabled = game.state.finished;
+}
+
+$("#cancel-edit").addEventListener("click", stopEdit);
+
+async function deleteHand(h) {
+  if (!confirm(t("confirm_delete", { n: h.n }))) return;
+  if (editing === h.n) stopEdit();
+  await change("DELETE", `${base}/hands/${h.n}`, {});
+}
+
+// ---------- loading and polling ----------
+
+async function load() {
+  try {
+    const fresh = await get(base);
+    const changed = !game || fresh.version !== game.version;
+    game = fresh;
+    if (changed) render();
+    say($("#game-status"), "");
+  } catch (e) {
+    say($("#game-status"), e.status === 404 ? t("game_not_found") : t("error_prefix") + e.message, "error");
+  }
+}
+
+let timer = null;
+function poll() {
+  clearTimeout(timer);
+  timer = setTimeout(async () => {
+    if (!document.hidden) await load();
+    poll();
+  }, POLL_MS);
+}
+
+document.addEventListener("visibilitychange", () => { if (!document.hidden) load(); });
+window.addEventListener("langchange", () => {
+  render();
+  $("#add-hand").textContent = editing !== null ? t("update_hand", { n: editing }) : t("add_hand");
+});
+
+(async () => {
+  syncForm();
+  try { tables = (await get("/api/rules")).tables || []; } catch (e) { /* the table's id is shown instead */ }
+  await load();
+  poll();
+})();

@@ -1,0 +1,102 @@
+// games.html: create a game, list games, import an exported game.
+import { initPage } from "./page.js";
+import { t, lang } from "./i18n.js";
+import { el, clear, $, say } from "./dom.js";
+import { get, post } from "./api.js";
+
+initPage();
+
+let tables = [];
+let games = [];
+const nameInputs = [0, 1, 2, 3].map((i) => $(`#p${i}`));
+
+function fillLabels() {
+  for (const span of document.querySelectorAll(".player-label")) span.textContent = t("player_n", { n: span.dataset.n });
+  nameInputs.forEach((input, i) => { input.placeholder = t("player_default", { n: i + 1 }); });
+  fillDealer();
+  fillRules();
+  renderList();
+}
+
+function names() {
+  return nameInputs.map((input, i) => input.value.trim() || t("player_default", { n: i + 1 }));
+}
+
+function fillDealer() {
+  const sel = $("#first-dealer");
+  const keep = sel.value || "0";
+  clear(sel).append(...names().map((n, i) => el("option", { value: String(i), text: n })));
+  sel.value = keep;
+}
+
+function fillRules() {
+  const sel = $("#rules");
+  const keep = sel.value || "tw-standard";
+  clear(sel).append(...tables.map((x) => el("option", { value: x.id, text: lang() === "en" ? x.name_en : x.name })));
+  if (tables.some((x) => x.id === keep)) sel.value = keep;
+}
+
+for (const input of nameInputs) input.addEventListener("input", fillDealer);
+
+$("#new-game").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const players = names();
+  if (new Set(players).size !== 4) { say($("#new-status"), t("names_needed"), "error"); return; }
+  const button = $("#create-game");
+  button.disabled = true;
+  try {
+    const game = await post("/api/games", {
+      players, rules: $("#rules").value || "tw-standard",
+      base: Number($("#base").value) || 0, per_tai: Number($("#per-tai").value) || 0,
+      first_dealer: Number($("#first-dealer").value) || 0,
+    });
+    location.href = `/games/${encodeURIComponent(game.id)}`;
+  } catch (e) {
+    say($("#new-status"), t("error_prefix") + e.message, "error");
+    button.disabled = false;
+  }
+});
+
+function renderList() {
+  const list = clear($("#game-list"));
+  $("#no-games").hidden = games.length > 0;
+  for (const g of games) {
+    const when = g.created_at ? new Date(g.created_at).toLocaleString(lang() === "en" ? "en" : "zh-TW") : "";
+    list.append(el("li", { dataset: { game: g.id } },
+      el("span", { class: "names", text: g.players.join("・") }),
+      el("span", { class: "hint", text: `${t("hands_n", { n: g.hand_count })} · ${g.finished ? t("game_finished") : t("game_playing")}` }),
+      el("span", { class: "hint", text: when }),
+      el("a", { class: "button", href: `/games/${encodeURIComponent(g.id)}`, text: t("game_open") })));
+  }
+}
+
+async function loadList() {
+  try {
+    games = await get("/api/games");
+    renderList();
+  } catch (e) {
+    say($("#list-status"), t("error_prefix") + e.message, "error");
+  }
+}
+
+$("#import-input").addEventListener("change", async (ev) => {
+  const file = ev.target.files[0];
+  ev.target.value = "";
+  if (!file) return;
+  try {
+    const data = JSON.parse(await file.text());
+    const game = await post("/api/games/import", data);
+    say($("#list-status"), t("import_done"), "ok");
+    location.href = `/games/${encodeURIComponent(game.id)}`;
+  } catch (e) {
+    say($("#list-status"), t("error_prefix") + e.message, "error");
+  }
+});
+
+window.addEventListener("langchange", fillLabels);
+
+(async () => {
+  try { tables = (await get("/api/rules")).tables || []; } catch (e) { say($("#new-status"), t("error_prefix") + e.message, "error"); }
+  fillLabels();
+  loadList();
+})();

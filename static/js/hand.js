@@ -1,0 +1,332 @@
+// The hand editor: concealed row, melds, flowers, winning tile (and unplaced tiles from a photo).
+// Every tile can be tapped to change its face, move it or remove it; the tile keyboard adds tiles.
+import { t } from "./i18n.js";
+import { el, clear } from "./dom.js";
+import { tileImg, tileName, tileKeyboard, isSuited, isFlower, formatTiles, countTiles } from "./tiles.js";
+
+const MELD_TYPES = ["chi", "pong", "kong", "ankong"];
+const MELD_SIZE = { chi: 3, pong: 3, kong: 4, ankong: 4 };
+const TARGETS = ["concealed", "chi", "pong", "kong", "ankong", "flowers", "winning"];
+let nextId = 1;
+
+function item(tile, extra = {}) {
+  return { id: nextId++, tile, src: null, box: null, flagged: false, orig: null, ...extra };
+}
+
+export class HandEditor {
+  /** root: an element to render into; onChange(): called after every edit; onMessage(text, kind). */
+  constructor(root, { onChange = () => {}, onMessage = () => {} } = {}) {
+    this.root = root;
+    this.onChange = onChange;
+    this.onMessage = onMessage;
+    this.target = "concealed";
+    this.undoStack = [];
+    this.photo = null; // {photo_id, tiles, tileset} of the recognized photo the hand came from
+    this.reset();
+    this.sheet = el("dialog", { class: "sheet", id: "tile-sheet", "aria-labelledby": "sheet-title" });
+    document.body.append(this.sheet);
+    this.build();
+  }
+
+  reset() {
+    this.state = { concealed: [], melds: [], flowers: [], winning: null, unplaced: [] };
+    this.removedRecognized = 0;
+  }
+
+  // ---------- loading and reading ----------
+
+  /** Fill the editor from a /api/recognize answer. */
+  loadRecognition(res, tileset) {
+    this.reset();
+    this.undoStack = [];
+    const tiles = res.tiles || [];
+    const layout = res.layout || {};
+    const flagged = new Set(layout.flagged || []);
+    const fromIndex = (i) => {
+      const r = tiles[i] || {};
+      return item(r.tile || "back", { src: i, box: r.box || null, orig: r.tile || "back", flagged: flagged.has(i),
+                                       confidence: r.confidence });
+    };
+    const fromNames = (names) => (names || []).map((x) => item(x));
+    const s = this.state;
+    s.concealed = layout.concealed_indices ? layout.concealed_indices.map(fromIndex) : fromNames(layout.concealed);
+    s.flowers = layout.flower_indices ? layout.flower_indices.map(fromIndex) : fromNames(layout.flowers);
+    if (layout.winning_index !== undefined && layout.winning_index !== null) s.winning = fromIndex(layout.winning_index);
+    else if (layout.winning_tile) s.winning = item(layout.winning_tile);
+    s.melds = (layout.melds || []).map((m) => ({
+      type: MELD_TYPES.includes(m.type) ? m.type : "pong",
+      tiles: m.indices ? m.indices.map(fromIndex) : fromNames(m.tiles ? splitMeld(m.tiles) : []),
+    }));
+    s.unplaced = (layout.unplaced || []).map(fromIndex);
+    this.photo = res.photo_id ? { photo_id: res.photo_id, tiles, tileset } : null;
+    this.render();
+    this.changed();
+  }
+
+  /** The hand in the engine's input form (only the tile parts). */
+  toEngine() {
+    const s = this.state;
+    return {
+      concealed: formatTiles(s.concealed.map((x) => x.tile)),
+      melds: s.melds.map((m) => ({ type: m.type, tiles: formatTiles(m.tiles.map((x) => x.tile)) })),
+      flowers: formatTiles(s.flowers.map((x) => x.tile)),
+      winning_tile: s.winning ? s.winning.tile : null,
+    };
+  }
+
+  allItems() {
+    const s = this.state;
+    return [...s.concealed, ...s.melds.flatMap((m) => m.tiles), ...s.flowers, ...(s.winning ? [s.winning] : []),
+            ...s.unplaced];
+  }
+
+  /** Corrected labels of the recognized photo, or null when the user changed no face. */
+  corrections() {
+    if (!this.photo) return null;
+    const kept = this.allItems().filter((x) => x.src !== null && x.box);
+    const changed = this.removedRecognized > 0 || kept.some((x) => x.tile !== x.orig);
+    if (!changed) return null;
+    return { photo_id: this.photo.photo_id, tileset: this.photo.tileset,
+             tiles: kept.map((x) => ({ tile: x.tile, box: x.box })) };
+  }
+
+  concealedNeeded() {
+    return 16 - 3 * this.state.melds.length;
+  }
+
+  // ---------- editing ----------
+
+  snapshot() {
+    this.undoStack.push(JSON.stringify({ s: this.state, r: this.removedRecognized }));
+    if (this.undoStack.length > 100) this.undoStack.shift();
+  }
+
+  undo() {
+    const last = this.undoStack.pop();
+    if (!last) return;
+    const { s, r } = JSON.parse(last);
+    this.state = s;
+    this.removedRecognized = r;
+    this.render();
+    this.changed();
+  }
+
+  clearAll() {
+    this.snapshot();
+    this.reset();
+    this.photo = null;
+    this.render();
+    this.changed();
+  }
+
+  changed() {
+    this.keyboard?.refresh();
+    this.onChange();
+  }
+
+  used() {
+    return countTiles(this.allItems().map((x) => x.tile));
+  }
+
+  /** Whether the keyboard key `tile` would break the four-copies (one per flower) limit for the target. */
+  keyDisabled(tileName) {
+    const used = this.used();
+    const have = (x) => used.get(x) || 0;
+    const limit = (x) => (isFlower(x) ? 1 : 4);
+    if (this.target === "chi") {
+      if (!isSuited(tileName) || Number(tileName[0]) > 7) return true;
+      return [0, 1, 2].some((d) => have(`${Number(tileName[0]) + d}${tileName[1]}`) >= 4);
+    }
+    const need = MELD_SIZE[this.target] || 1;
+    if (need > 1 && isFlower(tileName)) return true;
+    return have(tileName) + need > limit(tileName);
+  }
+
+  /** A keyboard press: add `x` where the target says. */
+  add(x) {
+    const s = this.state;
+    if (this.keyDisabled(x)) {
+      if (this.target === "chi") this.onMessage(isSuited(x) ? t("chi_needs_low") : t("honour_no_chi"), "error");
+      return;
+    }
+    this.snapshot();
+    switch (this.target) {
+      case "concealed": s.concealed.push(item(x)); break;
+      case "flowers": s.flowers.push(item(x)); break;
+      case "winning":
+        s.winning = item(x);
+        this.setTarget("concealed");
+        break;
+      case "chi": {
+        const n = Number(x[0]);
+        s.melds.push({ type: "chi", tiles: [0, 1, 2].map((d) => item(`${n + d}${x[1]}`)) });
+        break;
+      }
+      default:
+        s.melds.push({ type: this.target, tiles: Array.from({ length: MELD_SIZE[this.target] }, () => item(x)) });
+    }
+    this.render();
+    this.changed();
+  }
+
+  setTarget(target) {
+    this.target = target;
+    for (const b of this.root.querySelectorAll(".targets button")) {
+      b.setAttribute("aria-pressed", String(b.dataset.target === target));
+    }
+    this.keyboard?.refresh();
+  }
+
+  detach(it) {
+    const s = this.state;
+    for (const key of ["concealed", "flowers", "unplaced"]) {
+      const i = s[key].indexOf(it);
+      if (i >= 0) { s[key].splice(i, 1); return; }
+    }
+    if (s.winning === it) { s.winning = null; return; }
+    for (const m of s.melds) {
+      const i = m.tiles.indexOf(it);
+      if (i >= 0) {
+        m.tiles.splice(i, 1);
+        if (!m.tiles.length) s.melds.splice(s.melds.indexOf(m), 1);
+        return;
+      }
+    }
+  }
+
+  move(it, where) {
+    this.snapshot();
+    const s = this.state;
+    this.detach(it);
+    if (where === "concealed") s.concealed.push(it);
+    else if (where === "flowers") s.flowers.push(it);
+    else if (where === "winning") {
+      if (s.winning) s.concealed.push(s.winning);
+      s.winning = it;
+    } else if (where === "new-meld") s.melds.push({ type: "pong", tiles: [it] });
+    else if (where.startsWith("meld-")) s.melds[Number(where.slice(5))].tiles.push(it);
+    else if (where === "remove" && it.src !== null) this.removedRecognized += 1;
+    this.render();
+    this.changed();
+  }
+
+  replace(it, x) {
+    this.snapshot();
+    it.tile = x;
+    it.flagged = false;
+    this.render();
+    this.changed();
+  }
+
+  // ---------- rendering ----------
+
+  build() {
+    clear(this.root);
+    this.zones = el("div", { class: "zones" });
+    this.targetBar = el("div", { class: "targets", role: "group" });
+    this.keyboard = tileKeyboard((x) => this.add(x), { disabled: (x) => this.keyDisabled(x) });
+    this.keyboard.id = "hand-keyboard";
+    this.tools = el("div", { class: "row key-tools" },
+      el("button", { type: "button", id: "key-undo", onclick: () => this.undo(), text: t("key_undo") }),
+      el("button", { type: "button", id: "key-clear", onclick: () => this.clearAll(), text: t("key_clear") }));
+    const targetLabel = el("span", { class: "label", id: "target-label", text: t("target_label") });
+    this.targetBar.setAttribute("aria-labelledby", "target-label");
+    for (const x of TARGETS) {
+      this.targetBar.append(el("button", { type: "button", dataset: { target: x }, "aria-pressed": "false",
+                                           text: t(`target_${x}`), onclick: () => this.setTarget(x) }));
+    }
+    this.root.append(this.zones, el("div", { class: "keyboard-box" }, targetLabel, this.targetBar, this.keyboard,
+                                     this.tools));
+    this.setTarget(this.target);
+    this.render();
+  }
+
+  render() {
+    const s = this.state;
+    clear(this.zones);
+    const need = this.concealedNeeded();
+    const count = el("span", { class: `count ${s.concealed.length === need ? "ok" : "warn"}`, id: "concealed-count",
+                               text: t("count_concealed", { n: s.concealed.length, need }) });
+    this.zones.append(this.zone("concealed", t("zone_concealed"), s.concealed, count));
+    const melds = el("div", { class: "melds" });
+    s.melds.forEach((m, i) => melds.append(this.meldView(m, i)));
+    this.zones.append(el("section", { class: "zone", dataset: { zone: "melds" } },
+      el("h3", { text: t("zone_melds") }), s.melds.length ? melds : el("p", { class: "empty", text: t("zone_empty") })));
+    this.zones.append(this.zone("flowers", t("zone_flowers"), s.flowers));
+    this.zones.append(this.zone("winning", t("zone_winning"), s.winning ? [s.winning] : []));
+    if (s.unplaced.length) this.zones.append(this.zone("unplaced", t("zone_unplaced"), s.unplaced));
+  }
+
+  zone(key, title, items, extra = null) {
+    const row = el("div", { class: "tile-row" }, items.map((it) => this.tileButton(it)));
+    return el("section", { class: "zone", dataset: { zone: key } }, el("h3", {}, title, extra ? " " : "", extra),
+              items.length ? row : el("p", { class: "empty", text: t("zone_empty") }));
+  }
+
+  meldView(m, i) {
+    const select = el("select", { "aria-label": `${t("meld_n", { n: i + 1 })} ${t("meld_type")}`,
+      onchange: (ev) => { this.snapshot(); m.type = ev.target.value; this.changed(); } },
+      MELD_TYPES.map((x) => el("option", { value: x, text: t(`meld_${x}`), selected: x === m.type })));
+    const remove = el("button", { type: "button", class: "small", "aria-label": `${t("meld_remove")} ${i + 1}`,
+      text: "✕", onclick: () => {
+        this.snapshot();
+        this.removedRecognized += m.tiles.filter((x) => x.src !== null).length;
+        this.state.melds.splice(i, 1);
+        this.render();
+        this.changed();
+      } });
+    return el("div", { class: "meld", dataset: { meld: String(i) } },
+      el("div", { class: "tile-row" }, m.tiles.map((it) => this.tileButton(it))),
+      el("div", { class: "meld-tools" }, select, remove));
+  }
+
+  tileButton(it) {
+    const cls = ["tile-btn"];
+    if (it.flagged) cls.push("flagged");
+    if (it.orig && it.tile !== it.orig) cls.push("corrected");
+    const label = it.flagged ? `${tileName(it.tile)} (${t("flagged_hint")})` : tileName(it.tile);
+    return el("button", { type: "button", class: cls.join(" "), "aria-label": label,
+                          dataset: { tile: it.tile, id: String(it.id) }, onclick: () => this.openSheet(it) },
+              tileImg(it.tile));
+  }
+
+  openSheet(it) {
+    const s = this.state;
+    const close = () => this.sheet.close();
+    const act = (where) => () => { close(); this.move(it, where); };
+    const moves = [];
+    if (!s.concealed.includes(it)) moves.push(["concealed", t("move_concealed")]);
+    if (s.winning !== it) moves.push(["winning", t("move_winning")]);
+    if (!s.flowers.includes(it)) moves.push(["flowers", t("move_flowers")]);
+    s.melds.forEach((m, i) => {
+      if (!m.tiles.includes(it) && m.tiles.length < 4) moves.push([`meld-${i}`, t("move_to_meld", { n: i + 1 })]);
+    });
+    moves.push(["new-meld", t("move_new_meld")]);
+    const picker = tileKeyboard((x) => { close(); this.replace(it, x); }, { label: t("sheet_change") });
+    clear(this.sheet).append(
+      el("div", { class: "sheet-head" },
+        tileImg(it.tile),
+        el("h2", { id: "sheet-title", text: t("sheet_title", { tile: tileName(it.tile) }) }),
+        el("button", { type: "button", class: "small", "aria-label": t("close"), text: "✕", onclick: close })),
+      el("div", { class: "row wrap sheet-moves" },
+        moves.map(([where, label]) => el("button", { type: "button", dataset: { move: where }, text: label,
+                                                     onclick: act(where) })),
+        el("button", { type: "button", class: "danger", dataset: { move: "remove" }, text: t("remove_tile"),
+                       onclick: act("remove") })),
+      el("p", { class: "label", text: t("sheet_change") }),
+      picker);
+    this.sheet.showModal();
+  }
+}
+
+/** "123m" -> ["1m","2m","3m"], "EEE" -> ["E","E","E"] (meld strings from the layout). */
+function splitMeld(str) {
+  const out = [];
+  let digits = "";
+  for (const ch of str) {
+    if (/[0-9]/.test(ch)) digits += ch;
+    else if ("mpsf".includes(ch)) { for (const d of digits) out.push(d + ch); digits = ""; }
+    else out.push(ch);
+  }
+  return out;
+}

@@ -1,0 +1,310 @@
+// live.html: about once a second, recognize the player's own hand and show shanten, waits and discards.
+import { initPage } from "./page.js";
+import { t, lang } from "./i18n.js";
+import { el, clear, $, say } from "./dom.js";
+import { api, get } from "./api.js";
+import { tileImg, tileName, tileKeyboard, isSuited, isFlower, formatTiles, countTiles } from "./tiles.js";
+
+initPage();
+
+const INTERVAL_MS = 1000;
+const TARGETS = ["seen", "chi", "pong", "kong", "ankong", "flowers"];
+const MELD_SIZE = { chi: 3, pong: 3, kong: 4, ankong: 4 };
+
+const state = {
+  source: null,
+  running: false,
+  busy: false,
+  frames: 0,
+  stream: null, // the browser camera's MediaStream
+  seen: [],
+  melds: [], // [{type, tiles: [..]}] the player entered; when empty the frame's own melds count
+  flowers: [],
+  target: "seen",
+  last: null,
+};
+
+// ---------- one frame ----------
+
+/** Send one frame to /api/live and show the answer; returns the answer (also the test hook's result). */
+async function analyse(blob) {
+  const form = new FormData();
+  form.append("frame", blob, "frame.jpg");
+  form.append("rules", $("#rules").value || "tw-standard");
+  form.append("tileset", $("#tileset").value);
+  form.append("seen", formatTiles(state.seen));
+  if (state.melds.length) form.append("melds", JSON.stringify(state.melds.map((m) => ({ type: m.type, tiles: formatTiles(m.tiles) }))));
+  if (state.flowers.length) form.append("flowers", formatTiles(state.flowers));
+  const res = await api("POST", "/api/live", form);
+  state.frames += 1;
+  state.last = res;
+  renderHints(res);
+  return res;
+}
+
+function renderHints(res) {
+  const layout = res.layout || {};
+  const flagged = new Set(layout.flagged || []);
+  const row = clear($("#seen-tiles"));
+  const concealed = layout.concealed_indices
+    ? layout.concealed_indices.map((i) => [res.tiles[i].tile, flagged.has(i)])
+    : (layout.concealed || []).map((x) => [x, false]);
+  for (const [x, unsure] of concealed) {
+    const img = tileImg(x);
+    if (unsure) img.classList.add("unsure");
+    row.append(el("span", { class: unsure ? "tile-btn flagged" : "tile-btn" }, img));
+  }
+  if (layout.winning_tile) row.append(el("span", { class: "drawn" }, tileImg(layout.winning_tile)));
+  for (const m of layout.melds || []) if (m.tiles) row.append(el("span", { class: "set melded" }, meldTiles(m.tiles).map((x) => tileImg(x))));
+  // the server's one-line message matters when there are no hints to show (wrong tile count, unreadable kong)
+  $("#live-message").textContent = res.waits || res.advice ? "" : res.message || "";
+  $("#frame-count").textContent = t("frames", { n: state.frames });
+
+  const shantenNode = $("#shanten");
+  const waits = res.waits;
+  const advice = res.advice;
+  const shanten = waits ? waits.shanten : advice ? advice.shanten : null;
+  shantenNode.textContent = shanten === null || shanten === undefined ? "–"
+    : shanten < 0 ? t("shanten_win") : shanten === 0 ? t("shanten_ready") : t("shanten_n", { n: shanten });
+  shantenNode.dataset.shanten = shanten ?? "";
+
+  $("#waits-box").hidden = !waits;
+  const wl = clear($("#waits"));
+  if (waits) {
+    for (const w of waits.waits) {
+      wl.append(el("li", { class: w.remaining ? "" : "none", dataset: { tile: w.tile } },
+        tileImg(w.tile), el("span", { text: t("remaining", { n: w.remaining }) })));
+    }
+    if (!waits.waits.length) wl.append(el("li", { text: t("live_no_waits") }));
+    const dead = $("#dead-waits");
+    dead.hidden = !(waits.dead_waits || []).length;
+    dead.textContent = dead.hidden ? "" : t("live_dead_waits") + waits.dead_waits.map(tileName).join("、");
+  }
+  $("#advice-box").hidden = !advice;
+  const al = clear($("#advice"));
+  if (advice) {
+    for (const d of advice.discards.slice(0, 5)) {
+      al.append(el("li", { dataset: { discard: d.discard } },
+        el("div", { class: "wait" }, tileImg(d.discard), el("strong", { text: t("live_discard", { tile: tileName(d.discard) }) })),
+        el("div", { class: "hint", text: `${d.shanten === 0 ? t("shanten_ready") : t("shanten_n", { n: d.shanten })} · ${t("live_useful", { kinds: d.useful_kinds, copies: d.useful_copies })}` }),
+        el("div", { class: "tiles useful" }, d.useful.map((u) => el("span", { class: "useful-tile", title: t("remaining", { n: u.remaining }) },
+          tileImg(u.tile))))));
+    }
+  }
+}
+
+function meldTiles(str) {
+  const out = [];
+  let digits = "";
+  for (const ch of str) {
+    if (/[0-9]/.test(ch)) digits += ch;
+    else if ("mpsf".includes(ch)) { for (const d of digits) out.push(d + ch); digits = ""; }
+    else out.push(ch);
+  }
+  return out;
+}
+
+// ---------- sources ----------
+
+async function grabServerFrame() {
+  const res = await fetch("/api/camera/frame", { cache: "no-store" });
+  if (!res.ok) throw new Error(t("live_no_server_cam"));
+  return res.blob();
+}
+
+function grabBrowserFrame() {
+  const video = $("#video");
+  const canvas = document.createElement("canvas");
+  const scale = Math.min(1, 1600 / Math.max(video.videoWidth, 1));
+  canvas.width = Math.round(video.videoWidth * scale);
+  canvas.height = Math.round(video.videoHeight * scale);
+  canvas.getContext("2d").drawImage(video, 0, 0, canvas.width, canvas.height);
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("no frame"))), "image/jpeg", 0.85));
+}
+
+function showFrame(blob) {
+  const view = $("#frame-view");
+  if (view.dataset.url) URL.revokeObjectURL(view.dataset.url);
+  view.dataset.url = URL.createObjectURL(blob);
+  view.src = view.dataset.url;
+  view.hidden = false;
+  $("#video-box").hidden = false;
+}
+
+async function loop() {
+  while (state.running) {
+    const started = performance.now();
+    try {
+      const blob = state.source === "server" ? await grabServerFrame() : await grabBrowserFrame();
+      if (state.source === "server" && $("#frame-view").dataset.mode !== "stream") showFrame(blob);
+      await analyse(blob);
+      say($("#live-status"), t("live_status_running"), "ok");
+    } catch (e) {
+      say($("#live-status"), t("error_prefix") + e.message, "error");
+      if (e.status === 503 || e.status === 404) { stop(); break; }
+    }
+    // about once a second, never two frames in flight
+    await new Promise((r) => setTimeout(r, Math.max(200, INTERVAL_MS - (performance.now() - started))));
+  }
+}
+
+async function start() {
+  if (state.source === "file") { $("#frame-input").click(); return; }
+  if (state.source === "browser") {
+    try {
+      state.stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment", width: { ideal: 1920 } }, audio: false });
+    } catch (e) {
+      say($("#live-status"), t("live_no_browser_cam"), "error");
+      return;
+    }
+    const video = $("#video");
+    video.srcObject = state.stream;
+    video.hidden = false;
+    $("#frame-view").hidden = true;
+    $("#video-box").hidden = false;
+    await video.play();
+  }
+  if (state.source === "server") {
+    // watch the MJPEG stream; if the server refuses it (two screens already), show the analysed frames
+    const view = $("#frame-view");
+    view.dataset.mode = "stream";
+    view.onerror = () => { view.dataset.mode = "frames"; };
+    view.src = "/api/camera/stream";
+    view.hidden = false;
+    $("#video-box").hidden = false;
+  }
+  state.running = true;
+  $("#live-toggle").textContent = t("live_stop");
+  loop();
+}
+
+function stop() {
+  state.running = false;
+  if (state.stream) { for (const track of state.stream.getTracks()) track.stop(); state.stream = null; }
+  $("#video").hidden = true;
+  const view = $("#frame-view");
+  if (view.dataset.mode === "stream") { view.removeAttribute("src"); view.dataset.mode = "frames"; } // closes the stream
+  $("#live-toggle").textContent = t("live_start");
+}
+
+$("#live-toggle").addEventListener("click", () => (state.running ? stop() : start()));
+
+$("#frame-input").addEventListener("change", async (ev) => {
+  const file = ev.target.files[0];
+  ev.target.value = "";
+  if (!file) return;
+  showFrame(file);
+  try {
+    await analyse(file);
+    say($("#live-status"), t("live_file_help"), "ok");
+  } catch (e) {
+    say($("#live-status"), t("error_prefix") + e.message, "error");
+  }
+});
+
+function setSource(source) {
+  if (state.running) stop();
+  state.source = source;
+  $(`#src-${source}`).checked = true;
+  $("#frame-label").hidden = source !== "file";
+  $("#live-toggle").hidden = source === "file";
+}
+
+for (const s of ["server", "browser", "file"]) $(`#src-${s}`).addEventListener("change", () => setSource(s));
+
+async function pickSource() {
+  const browserOk = !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia && window.isSecureContext);
+  $("#src-browser").disabled = !browserOk;
+  let serverOk = false;
+  try {
+    const res = await fetch("/api/camera/frame", { method: "GET", cache: "no-store" });
+    serverOk = res.ok;
+  } catch (e) { serverOk = false; }
+  $("#src-server").disabled = !serverOk;
+  setSource(serverOk ? "server" : browserOk ? "browser" : "file");
+}
+
+// ---------- what the player enters: seen tiles, own melds and flowers ----------
+
+function used() {
+  return countTiles(state.seen, state.melds.flatMap((m) => m.tiles), state.flowers);
+}
+
+function keyDisabled(x) {
+  const have = (y) => used().get(y) || 0;
+  if (state.target === "chi") return !isSuited(x) || Number(x[0]) > 7 || [0, 1, 2].some((d) => have(`${Number(x[0]) + d}${x[1]}`) >= 4);
+  const need = MELD_SIZE[state.target] || 1;
+  // 乐清 plays 白板 (or 紅中) as flowers; the server checks the rest against the rule table
+  if (state.target === "flowers") return isFlower(x) ? have(x) >= 1 : !["P", "C"].includes(x) || have(x) >= 4;
+  if (need > 1 && isFlower(x)) return true;
+  return have(x) + need > (isFlower(x) ? 1 : 4);
+}
+
+function addTile(x) {
+  if (keyDisabled(x)) return;
+  if (state.target === "seen") state.seen.push(x);
+  else if (state.target === "flowers") state.flowers.push(x);
+  else if (state.target === "chi") state.melds.push({ type: "chi", tiles: [0, 1, 2].map((d) => `${Number(x[0]) + d}${x[1]}`) });
+  else state.melds.push({ type: state.target, tiles: Array(MELD_SIZE[state.target]).fill(x) });
+  renderMine();
+}
+
+let keyboard = null;
+function buildKeyboard() {
+  const targets = clear($("#live-targets"));
+  for (const x of TARGETS) {
+    targets.append(el("button", { type: "button", dataset: { target: x }, "aria-pressed": String(state.target === x),
+      text: t(`target_${x}`), onclick: () => {
+        state.target = x;
+        for (const b of targets.children) b.setAttribute("aria-pressed", String(b.dataset.target === x));
+        keyboard.refresh();
+      } }));
+  }
+  keyboard = tileKeyboard(addTile, { disabled: keyDisabled });
+  clear($("#live-keyboard")).append(keyboard);
+}
+
+function renderMine() {
+  const seen = clear($("#seen-list"));
+  state.seen.forEach((x, i) => seen.append(el("button", { type: "button", class: "tile-btn", "aria-label": `${t("remove_tile")} ${tileName(x)}`,
+    onclick: () => { state.seen.splice(i, 1); renderMine(); } }, tileImg(x))));
+  if (!state.seen.length) seen.append(el("p", { class: "empty", text: t("zone_empty") }));
+  const mine = clear($("#my-melds"));
+  state.melds.forEach((m, i) => mine.append(el("button", { type: "button", class: "tile-btn set melded",
+    "aria-label": `${t("meld_remove")} ${t(`meld_${m.type}`)}`, onclick: () => { state.melds.splice(i, 1); renderMine(); } },
+    m.tiles.map((x) => tileImg(x)))));
+  state.flowers.forEach((x, i) => mine.append(el("button", { type: "button", class: "tile-btn", "aria-label": `${t("remove_tile")} ${tileName(x)}`,
+    onclick: () => { state.flowers.splice(i, 1); renderMine(); } }, tileImg(x))));
+  if (!state.melds.length && !state.flowers.length) mine.append(el("p", { class: "empty", text: t("zone_empty") }));
+  keyboard?.refresh();
+}
+
+$("#seen-clear").addEventListener("click", () => { state.seen = []; state.melds = []; state.flowers = []; renderMine(); });
+
+// ---------- start ----------
+
+async function fillRules() {
+  let tables = [];
+  try { tables = (await get("/api/rules")).tables || []; } catch (e) { /* keep the default table */ }
+  const sel = $("#rules");
+  const keep = sel.value || "tw-standard";
+  clear(sel).append(...tables.map((x) => el("option", { value: x.id, text: lang() === "en" ? x.name_en : x.name })));
+  if (tables.some((x) => x.id === keep)) sel.value = keep;
+}
+
+window.addEventListener("langchange", () => {
+  buildKeyboard();
+  renderMine();
+  fillRules();
+  $("#live-toggle").textContent = state.running ? t("live_stop") : t("live_start");
+  if (state.last) renderHints(state.last);
+});
+
+// test hook: feed one recorded frame as if the camera had taken it
+window.__liveFeed = (blob) => { showFrame(blob); return analyse(blob); };
+
+say($("#live-status"), t("live_status_idle"));
+buildKeyboard();
+renderMine();
+fillRules();
+pickSource();

@@ -1,0 +1,540 @@
+"""Browser tests of the four pages (Playwright, headless Debian chromium).
+
+Two kinds of server: the real app started as `python app.py` in a subprocess (what a user runs;
+it recognizes photos only when models/ holds weights), and the app built by create_app in a
+thread with a fake recognizer, so that the photo -> correction -> score -> game flow and the live
+view get known tiles. Screenshots of every page (desktop and phone) go to /tmp/shots/.
+
+Needs /usr/bin/chromium (apt-get install chromium) and the pinned `playwright` package; never
+`playwright install` (that downloads a browser).
+"""
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+try:
+    from playwright.sync_api import expect, sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None
+
+pytestmark = [
+    pytest.mark.skipif(sync_playwright is None, reason="the playwright package is not installed (pip install playwright)"),
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)"),
+]
+
+ROOT = Path(__file__).resolve().parent.parent
+PHOTOS = sorted((ROOT / "tests/fixtures/vision/images").glob("*.jpg"))
+SHOTS = Path("/tmp/shots")
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--headless", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run"]
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+FETCH = {"X-Requested-With": "fetch"}
+
+# class indices of the recognizer: 0-8 = 1m-9m, 9-17 = 1p-9p, 18-26 = 1s-9s, 27 = E
+M = list(range(0, 9))
+P1, P2, P3, P4, P5 = 9, 10, 11, 12, 13
+S1, S5, S7 = 18, 22, 24
+EAST = 27
+# the README's example: 123m456m789m123p45p77s + 3p claimed (門清 1 台); the last 7s is misread as 1s
+PHOTO_HAND = M + [P1, P2, P3, P4, P5, S7, S1]
+PHOTO_WINNING = P3
+READY_16 = M + [P1, P2, P3, P4, P5, 14, S5]          # 123456789m 123456p 5s: waits on 5s
+FULL_17 = READY_16 + [EAST]                            # one more tile: discard advice
+
+
+def detections(classes, apart=(), unsure=()):
+    """Tiles standing in one row, 32 px wide; `apart` set apart at the right; `unsure` positions get a low confidence."""
+    out = [{"cls": c, "box": [10 + 34 * k, 300, 42 + 34 * k, 344], "rotation": "upright",
+            "confidence": 0.4 if k in unsure else 0.95} for k, c in enumerate(classes)]
+    x = 10 + 34 * len(classes) + 25
+    for c in apart:
+        out.append({"cls": c, "box": [x, 300, x + 32, 344], "confidence": 0.95, "rotation": "upright"})
+        x += 34
+    return out
+
+
+class FakeRecognizer:
+    """Stands in for the vision model. A photo 640 px wide gets the photo hand; live frames choose by width."""
+
+    def recognize(self, image):
+        width = image.shape[1]
+        if width == 320:
+            return detections(READY_16)
+        if width == 400:
+            return detections(FULL_17)
+        return detections(PHOTO_HAND, apart=[PHOTO_WINNING], unsure=[len(PHOTO_HAND) - 1])
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_healthy(url: str, timeout: float = 30) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/api/health", timeout=2) as r:
+                return json.load(r)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
+@pytest.fixture(scope="module")
+def real_server(tmp_path_factory):
+    """`python app.py` as a user starts it, on a free port and an empty data folder."""
+    port = free_port()
+    data = tmp_path_factory.mktemp("data")
+    env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port), "MAHJONG_DATA": str(data)}
+    env.pop("TABLE_PIN", None)
+    log = open(data / "server.log", "wb")
+    proc = subprocess.Popen([sys.executable, "app.py"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        health = wait_healthy(url)
+        yield {"url": url, "health": health}
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        log.close()
+
+
+def thread_server(tmp_path, **config):
+    """create_app with a fake recognizer, served by werkzeug in a thread; returns (url, shutdown)."""
+    import logging
+
+    from werkzeug.serving import make_server
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request in the test output
+
+    from app import create_app
+    settings = {"DATA_DIR": tmp_path / "data", "MODELS_DIR": tmp_path / "models", "TESTING": True,
+                "RECOGNIZER": FakeRecognizer(), "TABLE_PIN": None}
+    settings.update(config)
+    server = make_server("127.0.0.1", 0, create_app(settings), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return f"http://127.0.0.1:{server.server_port}", server.shutdown
+
+
+@pytest.fixture(scope="module")
+def fake_server(tmp_path_factory):
+    url, shutdown = thread_server(tmp_path_factory.mktemp("fake"))
+    yield url
+    shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def new_page(browser):
+    contexts = []
+
+    def make(viewport=DESKTOP):
+        ctx = browser.new_context(viewport=viewport, locale="zh-TW")
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.set_default_timeout(10_000)
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.js_errors = errors
+        return page
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+
+
+def shot(page, name):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def no_horizontal_scroll(page):
+    width, client = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert width <= client, f"page is {width}px wide in a {client}px window"
+
+
+# ---------- helpers that drive the score page ----------
+
+def press(page, *tiles):
+    for x in tiles:
+        page.click(f'#hand-keyboard button.key[data-tile="{x}"]')
+
+
+def target(page, name):
+    page.click(f'#hand-editor .targets button[data-target="{name}"]')
+
+
+def enter_readme_hand(page):
+    """123m456m789m123p45p77s by the tile keyboard, 3p as the winning tile."""
+    target(page, "concealed")
+    press(page, *[f"{n}m" for n in range(1, 10)], "1p", "2p", "3p", "4p", "5p", "7s", "7s")
+    target(page, "winning")
+    press(page, "3p")
+    expect(page.locator("#concealed-count")).to_have_class("count ok")
+
+
+def claimed_by_south_from_west(page):
+    page.check("#win-claimed")
+    page.select_option("#seat-wind", "S")
+    page.select_option("#discarder", "W")
+    page.select_option("#round-wind", "E")
+    page.select_option("#dealer", "E")
+
+
+def check_menqing_one_tai(page):
+    expect(page.locator("#verdict")).to_have_class("verdict yes")
+    expect(page.locator("#total-tai")).to_have_text("1")
+    rows = page.locator("#breakdown tbody tr")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_have_attribute("data-entry", "menqing")
+    expect(rows.first).to_contain_text("門清")
+    expect(rows.first).to_contain_text("Concealed hand")
+    expect(page.locator('#payments [data-seat="S"] strong')).to_have_text("+120")
+    expect(page.locator('#payments [data-seat="W"] strong')).to_have_text("-120")
+    expect(page.locator('#payments [data-seat="E"] strong')).to_have_text("0")
+
+
+# ---------- (b) manual entry, (d) phone layout ----------
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_manual_entry_scores_exact_tai(real_server, new_page, viewport):
+    page = new_page(PHONE if viewport == "phone" else DESKTOP)
+    page.goto(real_server["url"] + "/")
+    expect(page.locator("#rules option")).not_to_have_count(0)
+    page.select_option("#rules", "tw-standard")
+    enter_readme_hand(page)
+    # undo and redo one key: the keyboard's own correction path
+    target(page, "concealed")
+    press(page, "E")
+    page.click("#key-undo")
+    expect(page.locator('#hand-editor [data-zone="concealed"] .tile-btn')).to_have_count(16)
+    claimed_by_south_from_west(page)
+    page.click("#score-button")
+    check_menqing_one_tai(page)
+    expect(page.locator(".sets .set")).to_have_count(6)
+    no_horizontal_scroll(page)
+    shot(page, f"score-result-{viewport}")
+    assert not page.js_errors
+
+
+def test_not_a_win_says_why(real_server, new_page):
+    page = new_page()
+    page.goto(real_server["url"] + "/")
+    target(page, "concealed")
+    press(page, *[f"{n}m" for n in range(1, 10)], "1p", "2p", "3p", "4p", "5p", "7s", "8s")
+    target(page, "winning")
+    press(page, "3p")
+    page.click("#score-button")
+    expect(page.locator("#verdict")).to_have_class("verdict no")
+    expect(page.locator("#reason")).not_to_be_empty()
+    expect(page.locator("#record-section")).to_be_hidden()
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_every_page_fits_and_renders(real_server, new_page, viewport):
+    url = real_server["url"]
+    req = urllib.request.Request(f"{url}/api/games", method="POST", headers={**FETCH, "Content-Type": "application/json"},
+                                 data=json.dumps({"players": ["阿明", "小華", "美玲", "志強"], "rules": "tw-standard",
+                                                  "base": 100, "per_tai": 20, "first_dealer": 0}).encode())
+    game = json.load(urllib.request.urlopen(req))
+    page = new_page(PHONE if viewport == "phone" else DESKTOP)
+    for path, name, ready in [("/", "score", "#hand-keyboard"), ("/live", "live", "#live-keyboard .key"),
+                              ("/games", "games", f'#game-list li[data-game="{game["id"]}"]'),
+                              (f"/games/{game['id']}", "game", "#scoreboard .player")]:
+        page.goto(url + path)
+        expect(page.locator(ready).first).to_be_visible()
+        expect(page.locator('nav.top a[aria-current="page"]')).to_have_count(1)
+        no_horizontal_scroll(page)
+        shot(page, f"{name}-{viewport}")
+    assert not page.js_errors
+
+
+# ---------- (e) English ----------
+
+def test_english_switch(real_server, new_page):
+    page = new_page()
+    page.goto(real_server["url"] + "/")
+    expect(page.locator("#score-button")).to_have_text("算台")
+    page.click("#lang-switch")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.locator("#score-button")).to_have_text("Score")
+    expect(page.locator('nav.top a[href="/games"]')).to_have_text("Games")
+    expect(page.locator('#hand-keyboard button.key[data-tile="1m"]')).to_have_attribute("aria-label", "1 Characters")
+    page.reload()  # the choice is remembered
+    expect(page.locator("#lang-switch")).to_have_text("中文")
+    enter_readme_hand(page)
+    claimed_by_south_from_west(page)
+    page.click("#score-button")
+    expect(page.locator("#verdict")).to_have_text("Win! 1 tai")
+    expect(page.locator('#payments [data-seat="S"] .seat')).to_have_text("South")
+    shot(page, "score-english-desktop")
+    page.goto(real_server["url"] + "/games")
+    expect(page.locator("#create-game")).to_have_text("Start game")
+    page.click("#lang-switch")
+    expect(page.locator("#create-game")).to_have_text("開局")
+
+
+# ---------- (a) a real photo on the real server ----------
+
+def test_photo_on_real_server(real_server, new_page):
+    """With weights in models/ the photo is recognized; without, the page says so and manual entry works."""
+    page = new_page()
+    page.goto(real_server["url"] + "/")
+    page.set_input_files("#photo-input", str(PHOTOS[0]))
+    status = page.locator("#photo-status")
+    if not real_server["health"]["model"]:
+        expect(status).to_have_attribute("data-kind", "error", timeout=30_000)
+        expect(status).to_contain_text("辨識模型")
+        enter_readme_hand(page)
+        claimed_by_south_from_west(page)
+        page.click("#score-button")
+        check_menqing_one_tai(page)
+        return
+    expect(status).not_to_have_attribute("data-kind", "info", timeout=60_000)  # recognition is done
+    assert status.get_attribute("data-kind") == "ok", f"recognition of {PHOTOS[0].name}: {status.text_content()}"
+    expect(page.locator("#annotated")).to_be_visible()
+    tiles = page.locator("#hand-editor .tile-btn")
+    assert tiles.count() > 0
+    first = tiles.first
+    before = first.get_attribute("data-tile")
+    new = "9s" if before != "9s" else "1m"
+    first.click()
+    page.click(f'#tile-sheet button.key[data-tile="{new}"]')
+    expect(page.locator("#hand-editor .tile-btn.corrected")).to_have_count(1)
+    page.click("#score-button")
+    # a real photo need not hold a complete hand: a verdict or the engine's one-line reason
+    expect(page.locator("#verdict:visible, #hand-status[data-kind=error]:visible").first).to_be_visible()
+    expect(page.locator("#examples-count")).to_contain_text("1")
+    shot(page, "score-photo-real-desktop")
+
+
+# ---------- (a) photo -> correction -> score -> game, with known tiles ----------
+
+def test_photo_corrected_scored_and_recorded(fake_server, new_page):
+    page = new_page()
+    page.on("dialog", lambda d: d.accept())
+    # a game to record into, made on the games page
+    page.goto(fake_server + "/games")
+    for i, name in enumerate(["阿明", "小華", "美玲", "志強"]):
+        page.fill(f"#p{i}", name)
+    page.select_option("#first-dealer", "0")
+    page.click("#create-game")
+    page.wait_for_url("**/games/*")
+    game_id = page.url.rstrip("/").split("/")[-1]
+
+    page.goto(fake_server + "/")
+    page.set_input_files("#photo-input", str(PHOTOS[0]))
+    expect(page.locator("#photo-status")).to_have_attribute("data-kind", "ok")
+    expect(page.locator("#annotated")).to_be_visible()
+    flagged = page.locator("#hand-editor .tile-btn.flagged")
+    expect(flagged).to_have_count(1)
+    expect(flagged).to_have_attribute("data-tile", "1s")
+    expect(page.locator('[data-zone="winning"] .tile-btn')).to_have_attribute("data-tile", "3p")
+    shot(page, "score-photo-flagged-desktop")
+    flagged.click()
+    expect(page.locator("#tile-sheet")).to_be_visible()
+    shot(page, "score-picker-desktop")
+    page.click('#tile-sheet button.key[data-tile="7s"]')
+    expect(page.locator("#tile-sheet")).to_be_hidden()
+    expect(page.locator("#hand-editor .tile-btn.flagged")).to_have_count(0)
+    expect(page.locator("#hand-editor .tile-btn.corrected")).to_have_attribute("data-tile", "7s")
+
+    claimed_by_south_from_west(page)
+    page.click("#score-button")
+    check_menqing_one_tai(page)
+    expect(page.locator("#examples-count")).to_contain_text("1")
+    expect(page.locator("#adapt-button")).to_be_enabled()
+
+    # record: the hand's winds map onto the game's seats (player 0 deals, so 小華 sits 南 and 美玲 西)
+    expect(page.locator("#record-section")).to_be_visible()
+    expect(page.locator("#record-game")).to_have_value(game_id)
+    expect(page.locator("#record-winner")).to_have_value("1")
+    expect(page.locator("#record-discarder")).to_have_value("2")
+    expect(page.locator("#record-tai")).to_have_value("1")
+    page.click("#record-button")
+    expect(page.locator("#record-status")).to_contain_text("1")
+    expect(page.locator("#record-button")).to_be_disabled()  # the same hand is not recorded twice
+    shot(page, "score-recorded-desktop")
+
+    page.click("#record-status a")
+    page.wait_for_url(f"**/games/{game_id}")
+    expect(page.locator("#total-1")).to_have_text("120")
+    expect(page.locator("#total-2")).to_have_text("-120")
+    expect(page.locator('#history tr[data-hand="1"] img.thumb')).to_be_visible()
+
+
+def test_game_page_hands_chart_edit_export_import(fake_server, new_page):
+    page = new_page()
+    page.on("dialog", lambda d: d.accept())
+    page.clock.install()  # polling runs only when the test lets time pass
+    req = page.request.post(fake_server + "/api/games", headers=FETCH, data={
+        "players": ["東哥", "南姐", "西弟", "北妹"], "rules": "tw-standard", "base": 100, "per_tai": 20, "first_dealer": 0})
+    game = req.json()
+    base = f"{fake_server}/api/games/{game['id']}"
+    page.goto(f"{fake_server}/games/{game['id']}")
+    expect(page.locator("#scoreboard .player")).to_have_count(4)
+    expect(page.locator('#scoreboard .player[data-player="0"]')).to_have_class("player dealer")
+
+    # hand 1: 南姐 wins 3 台 off 西弟
+    page.select_option("#winner", "1")
+    page.select_option("#discarder", "2")
+    page.fill("#tai", "3")
+    page.click("#add-hand")
+    expect(page.locator("#history tbody tr[data-hand]")).to_have_count(1)
+    expect(page.locator("#total-1")).to_have_text("160")
+    # hand 2: a draw
+    page.check("#type-draw")
+    page.click("#add-hand")
+    expect(page.locator("#history tbody tr[data-hand]")).to_have_count(2)
+    # hand 3 comes from another phone: the page shows it after its next poll
+    r = page.request.post(f"{base}/hands", headers=FETCH, data={"type": "win", "winner": 3, "discarder": None, "tai": 2,
+                                                                "version": page.request.get(base).json()["version"]})
+    assert r.ok, r.text()
+    page.clock.run_for(3500)
+    expect(page.locator("#history tbody tr[data-hand]")).to_have_count(3)
+    expect(page.locator("#chart svg polyline")).to_have_count(4)
+    totals = page.request.get(base).json()["totals"]
+    for i, v in enumerate(totals):
+        expect(page.locator(f"#total-{i}")).to_have_text(str(v))
+
+    # a stale change is refused, reloaded and explained
+    page.request.post(f"{base}/hands", headers=FETCH, data={"type": "draw", "counting_kong": False,
+                                                            "version": page.request.get(base).json()["version"]})
+    page.check("#type-draw")
+    page.click("#add-hand")
+    expect(page.locator("#form-status")).to_have_attribute("data-kind", "error")
+    expect(page.locator("#history tbody tr[data-hand]")).to_have_count(4)
+
+    # edit hand 1 to 5 台, then delete hand 2
+    page.click('#history tr[data-hand="1"] button[data-action="edit"]')
+    expect(page.locator("#tai")).to_have_value("3")
+    page.fill("#tai", "5")
+    page.click("#add-hand")
+    expect(page.locator('#history tr[data-hand="1"]')).to_contain_text("5")
+    page.click('#history tr[data-hand="2"] button[data-action="delete"]')
+    expect(page.locator("#history tbody tr[data-hand]")).to_have_count(3)
+    shot(page, "game-history-desktop")
+
+    # CSV: one row per hand with names, 台 and deltas that match the page
+    state = page.request.get(base).json()
+    text = page.request.get(fake_server + page.locator("#export-csv").get_attribute("href")).text()
+    rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
+    assert rows[0][:5] == ["n", "type", "winner", "discarder", "tai"]
+    assert len(rows) == 1 + len(state["hands"])
+    assert rows[1][1:4] == ["win", "南姐", "西弟"]
+    assert int(rows[1][4]) == state["hands"][0]["tai"]
+    assert [float(x) for x in rows[-1][-4:]] == [float(v) for v in state["totals"]]
+
+    # JSON export -> import on the games page gives the same totals
+    exported = page.request.get(fake_server + page.locator("#export-json").get_attribute("href")).body()
+    page.goto(fake_server + "/games")
+    page.set_input_files("#import-input", files=[{"name": "game.json", "mimeType": "application/json",
+                                                  "buffer": exported}])
+    page.wait_for_url(lambda u: "/games/" in u and game["id"] not in u)
+    for i, v in enumerate(state["totals"]):
+        expect(page.locator(f"#total-{i}")).to_have_text(str(v))
+    assert not page.js_errors
+
+
+def test_pin_is_asked_once(tmp_path, new_page):
+    url, shutdown = thread_server(tmp_path, TABLE_PIN="2468")
+    try:
+        page = new_page()
+        page.goto(url + "/games")
+        page.click("#create-game")
+        expect(page.locator("dialog.pin-dialog")).to_be_visible()
+        page.fill("#pin-input", "1111")
+        page.click('dialog.pin-dialog button[type="submit"]')
+        expect(page.locator("dialog.pin-dialog [role=alert]")).to_be_visible()
+        page.fill("#pin-input", "2468")
+        page.click('dialog.pin-dialog button[type="submit"]')
+        page.wait_for_url("**/games/*")
+        page.check("#type-draw")
+        page.click("#add-hand")  # the PIN is kept: no second question
+        expect(page.locator("#history tbody tr[data-hand]")).to_have_count(1)
+        expect(page.locator("dialog.pin-dialog")).to_have_count(0)
+    finally:
+        shutdown()
+
+
+# ---------- (c) live view fed recorded frames ----------
+
+def frame_png(width: int) -> str:
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.new("RGB", (width, 240), (40, 110, 70)).save(buf, "PNG")
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+FEED = """async (b64) => {
+  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  return window.__liveFeed(new Blob([bytes], {type: "image/png"}));
+}"""
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_live_view_follows_frames(fake_server, new_page, tmp_path, viewport):
+    page = new_page(PHONE if viewport == "phone" else DESKTOP)
+    page.goto(fake_server + "/live")
+    expect(page.locator("#src-server")).to_be_disabled()  # no camera on the server here
+    page.check("#src-file")
+    expect(page.locator("#frame-label")).to_be_visible()
+    ready, full = frame_png(320), frame_png(400)
+
+    res = page.evaluate(FEED, ready)
+    assert res["waits"]["waits"] == [{"tile": "5s", "remaining": 3}]
+    expect(page.locator("#shanten")).to_have_attribute("data-shanten", "0")
+    expect(page.locator('#waits li[data-tile="5s"]')).to_contain_text("3")
+    expect(page.locator("#seen-tiles img")).to_have_count(16)
+
+    # two 5s seen on the table: the next frame counts one copy left
+    page.click('#live-keyboard button.key[data-tile="5s"]')
+    page.click('#live-keyboard button.key[data-tile="5s"]')
+    expect(page.locator("#seen-list .tile-btn")).to_have_count(2)
+    page.evaluate(FEED, ready)
+    expect(page.locator('#waits li[data-tile="5s"]')).to_contain_text("1")
+
+    # the player draws E: 17 tiles -> discard advice, best first. With two 5s seen, keeping E
+    # (3 copies left) beats keeping 5s (1 left), so the advice is to discard 5s and wait on E.
+    page.evaluate(FEED, full)
+    expect(page.locator("#advice-box")).to_be_visible()
+    best = page.locator("#advice li").first
+    expect(best).to_have_attribute("data-discard", "5s")
+    expect(best.locator('.useful img[data-tile="E"]')).to_have_count(1)
+    expect(page.locator("#waits-box")).to_be_hidden()
+    expect(page.locator("#frame-count")).to_contain_text("3")
+
+    # the same through the page's own file input
+    path = tmp_path / "frame.png"
+    path.write_bytes(base64.b64decode(ready))
+    page.set_input_files("#frame-input", str(path))
+    expect(page.locator("#waits-box")).to_be_visible()
+    expect(page.locator("#frame-count")).to_contain_text("4")
+    no_horizontal_scroll(page)
+    shot(page, f"live-hints-{viewport}")
+    assert not page.js_errors
