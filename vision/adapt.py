@@ -1,0 +1,149 @@
+"""Adapting the tile classifier to the user's own tiles.
+
+Two sources of labelled crops: a YOLO folder of corrected photos (`--folder`), or one
+calibration photo of the 42 face tiles laid out in standard order (`--calibration`), which
+labels itself. A part is held out; the fine-tuned classifier is installed only if it scores
+better there than the current one, and the current one is kept under models/previous/.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from vision.augment import photometric, rotate_cw, to_input
+from vision.calibration import calibration_labels
+from vision.cls_net import TileNet, export_onnx
+from vision.dataset import crops_from_pairs, cut_crop, list_pairs
+from vision.train_classifier import to_tensor
+
+WEIGHTS_FILE = "classifier.pt"
+ONNX_FILE = "classifier.onnx"
+
+
+def augmented_batch(crops: np.ndarray, cls: np.ndarray, rng: np.random.Generator, n: int):
+    """n augmented samples (all four quarter turns) drawn from the given crops."""
+    pick = rng.integers(len(crops), size=n)
+    xs = [to_tensor(rotate_cw(photometric(to_input(crops[j], rng), rng), int(rng.integers(4)))) for j in pick]
+    return torch.stack(xs), torch.as_tensor(cls[pick])
+
+
+def accuracy(net: TileNet, crops: np.ndarray, cls: np.ndarray, rng_seed: int = 1, copies: int = 4) -> float:
+    """Class accuracy on jittered copies of the crops (fixed seed, so old and new see the same inputs)."""
+    rng = np.random.default_rng(rng_seed)
+    net.eval()
+    with torch.no_grad():
+        x, y = augmented_batch(crops, cls, rng, copies * len(crops))
+        return float((net(x)[0].argmax(1) == y).float().mean())
+
+
+def fine_tune(net: TileNet, crops: np.ndarray, cls: np.ndarray, epochs: int = 5, steps_per_epoch: int = 20,
+              batch: int = 64, lr: float = 5e-4, seed: int = 0) -> TileNet:
+    """A few epochs of low-rate fine-tuning on the user's crops (class head and body)."""
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
+    total = epochs * steps_per_epoch
+    for step in range(total):
+        net.train()
+        for g in opt.param_groups:
+            g["lr"] = lr * 0.5 * (1 + np.cos(np.pi * step / total))
+        x, y = augmented_batch(crops, cls, rng, batch)
+        loss = F.cross_entropy(net(x)[0], y, label_smoothing=0.05)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return net.eval()
+
+
+def split_holdout(groups: np.ndarray, share: float, seed: int) -> np.ndarray:
+    """Boolean mask of held-out samples: whole groups (photos), at least one, never all."""
+    uniq = np.unique(groups)
+    if len(uniq) < 2 or share <= 0:
+        return np.zeros(len(groups), bool)
+    rng = np.random.default_rng(seed)
+    n = min(len(uniq) - 1, max(1, int(round(share * len(uniq)))))
+    return np.isin(groups, rng.choice(uniq, n, replace=False))
+
+
+def load_net(models_dir: Path) -> TileNet:
+    net = TileNet()
+    net.load_state_dict(torch.load(Path(models_dir) / WEIGHTS_FILE, map_location="cpu"))
+    return net.eval()
+
+
+def install(net: TileNet, models_dir: Path) -> None:
+    """Keep the current classifier under previous/, then write the new one."""
+    models_dir = Path(models_dir)
+    prev = models_dir / "previous"
+    prev.mkdir(exist_ok=True)
+    for name in (WEIGHTS_FILE, ONNX_FILE):
+        if (models_dir / name).exists():
+            shutil.copy2(models_dir / name, prev / name)
+    torch.save(net.state_dict(), models_dir / WEIGHTS_FILE)
+    export_onnx(net, models_dir / ONNX_FILE)
+
+
+def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np.ndarray, epochs: int = 5,
+                holdout_share: float = 0.25, seed: int = 0, install_if_better: bool = True) -> dict:
+    """Fine-tune on crops, compare with the current classifier on held-out crops, maybe install.
+
+    With a single photo (one group) the held-out set is the same tiles under different
+    jitter, lighting and rotation, a weaker check that still catches a collapsed model.
+    """
+    torch.set_num_threads(2)
+    held = split_holdout(groups, holdout_share, seed)
+    train_idx = ~held if held.any() else np.ones(len(cls), bool)
+    test_idx = held if held.any() else np.ones(len(cls), bool)
+    old = load_net(models_dir)
+    old_acc = accuracy(old, crops[test_idx], cls[test_idx])
+    t0 = time.time()
+    new = fine_tune(load_net(models_dir), crops[train_idx], cls[train_idx], epochs=epochs, seed=seed)
+    new_acc = accuracy(new, crops[test_idx], cls[test_idx])
+    installed = bool(install_if_better and new_acc > old_acc)
+    if installed:
+        install(new, models_dir)
+    return {"train_crops": int(train_idx.sum()), "held_out_crops": int(test_idx.sum()),
+            "held_out_by_photo": bool(held.any()), "old_accuracy": old_acc, "new_accuracy": new_acc,
+            "installed": installed, "seconds": time.time() - t0}
+
+
+def crops_from_calibration(image: np.ndarray, recognizer) -> tuple[np.ndarray, np.ndarray]:
+    boxes, _ = recognizer.detect(image)
+    labels = calibration_labels(boxes)
+    crops = np.stack([cut_crop(image, b)[0] for b in boxes])
+    return crops, labels
+
+
+def main(argv=None) -> int:
+    from vision.model import Recognizer
+
+    ap = argparse.ArgumentParser(prog="python -m vision adapt", description=__doc__)
+    src = ap.add_mutually_exclusive_group(required=True)
+    src.add_argument("--folder", help="YOLO folder (images/ + labels/) of corrected photos")
+    src.add_argument("--calibration", help="photo of the 42 face tiles in standard order, row by row")
+    ap.add_argument("--models", default=str(Path(__file__).resolve().parent.parent / "models"))
+    ap.add_argument("--epochs", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args(argv)
+    if args.folder:
+        data = crops_from_pairs(list_pairs(Path(args.folder)))
+        if not len(data["cls"]):
+            raise SystemExit(f"no labelled tiles in {args.folder}")
+        crops, cls, groups = data["crops"], data["cls"], data["image_index"]
+    else:
+        image = cv2.imread(args.calibration, cv2.IMREAD_COLOR)
+        if image is None:
+            raise SystemExit(f"cannot read {args.calibration}")
+        crops, cls = crops_from_calibration(image, Recognizer(args.models))
+        groups = np.zeros(len(cls), np.int64)
+    report = adapt_crops(Path(args.models), crops, cls, groups, epochs=args.epochs, seed=args.seed)
+    print(json.dumps(report, indent=1))
+    return 0

@@ -1,0 +1,84 @@
+"""Numpy/cv2 augmentation of stored tile crops into classifier inputs (no flips: mirrored tiles do not exist)."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.cls_net import CLS_INPUT, CLS_MARGIN
+from vision.dataset import CROP_MARGIN
+
+
+def frame_matrix(store: int, out: int, rng: np.random.Generator | None, strength: float = 1.0) -> np.ndarray:
+    """Affine map from a stored crop (box + CROP_MARGIN) to the network frame (box + CLS_MARGIN).
+
+    With rng, the box is jittered (shift, scale, aspect, small rotation) as a detector's box would be.
+    """
+    box = store / (1 + 2 * CROP_MARGIN)  # box side inside the stored crop
+    c = store / 2.0
+    half = box * (0.5 + CLS_MARGIN)
+    sx = sy = 1.0
+    dx = dy = 0.0
+    ang = 0.0
+    if rng is not None:
+        s = rng.uniform(0.88, 1.12) ** strength
+        a = rng.uniform(0.88, 1.14) ** strength
+        sx, sy = s * a, s / a
+        dx, dy = rng.uniform(-0.07, 0.07, 2) * box * strength
+        ang = rng.uniform(-8, 8) * strength
+    m = cv2.getRotationMatrix2D((c + dx, c + dy), ang, 1.0)
+    # scale so that [c - half*sx, c + half*sx] maps onto [0, out]
+    scale = np.array([[out / (2 * half * sx), 0], [0, out / (2 * half * sy)]])
+    m2 = scale @ m[:, :2]
+    t = scale @ (m[:, 2] - np.array([c + dx - half * sx, c + dy - half * sy]))
+    return np.hstack([m2, t[:, None]]).astype(np.float32)
+
+
+def to_input(crop: np.ndarray, rng: np.random.Generator | None = None, out: int = CLS_INPUT,
+             strength: float = 1.0) -> np.ndarray:
+    """Stored crop -> network-frame crop (out x out BGR uint8), jittered when rng is given."""
+    m = frame_matrix(crop.shape[0], out, rng, strength)
+    return cv2.warpAffine(crop, m, (out, out), flags=cv2.INTER_AREA if crop.shape[0] > out * 1.3 else cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REFLECT101)
+
+
+def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Brightness, contrast, colour cast, gamma, blur, noise, JPEG: the ways phone photos differ."""
+    x = img.astype(np.float32)
+    x = (x - 128) * rng.uniform(0.7, 1.3) + 128 + rng.uniform(-35, 35)
+    x *= rng.uniform(0.88, 1.12, 3)
+    if rng.random() < 0.3:  # partial desaturation (dim light, white balance)
+        g = x.mean(2, keepdims=True)
+        x = g + (x - g) * rng.uniform(0.4, 1.0)
+    x = np.clip(x, 0, 255)
+    if rng.random() < 0.3:
+        x = 255 * (x / 255) ** rng.uniform(0.7, 1.4)
+    if rng.random() < 0.3:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.4, 1.2))
+    if rng.random() < 0.5:
+        x = x + rng.normal(0, rng.uniform(1, 7), x.shape)
+    x = np.clip(x, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        ok, enc = cv2.imencode(".jpg", x, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 90))])
+        x = cv2.imdecode(enc, cv2.IMREAD_COLOR)
+    if rng.random() < 0.25:  # resolution loss: far-away tiles
+        s = int(rng.integers(max(12, x.shape[0] // 3), x.shape[0]))
+        x = cv2.resize(cv2.resize(x, (s, s), interpolation=cv2.INTER_AREA), x.shape[:2][::-1])
+    return x
+
+
+def rotate_cw(img: np.ndarray, quarters: int) -> np.ndarray:
+    return np.ascontiguousarray(np.rot90(img, -(quarters % 4)))
+
+
+def rot_mask(base: int | None, partial_pair: bool, quarters: int) -> np.ndarray:
+    """Allowed rotation labels (4 bools) after turning a crop `quarters` clockwise.
+
+    base None: unknown (no rotation supervision); partial_pair: base is base or base+2.
+    """
+    m = np.zeros(4, np.float32)
+    if base is None:
+        return m
+    m[(base + quarters) % 4] = 1
+    if partial_pair:
+        m[(base + quarters + 2) % 4] = 1
+    return m

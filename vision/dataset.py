@@ -1,0 +1,132 @@
+"""Reading YOLO-format photo folders and cutting labelled tiles out as classifier crops."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+NUM_FACE_CLASSES = 42
+BACK_CLASS = 42  # face-down tile; only ever synthesized, real data has none
+NUM_CLASSES = 43
+CROP_STORE = 96  # side of the stored square crop (box + margin)
+CROP_MARGIN = 0.2  # context kept around each box, as a share of its width/height
+
+
+def list_pairs(split_dir: Path) -> list[tuple[Path, Path]]:
+    """(image, label) pairs of a YOLO folder laid out as images/ + labels/ or flat."""
+    split_dir = Path(split_dir)
+    img_dir = split_dir / "images" if (split_dir / "images").is_dir() else split_dir
+    lab_dir = split_dir / "labels" if (split_dir / "labels").is_dir() else split_dir
+    if split_dir.parent.name == "images" and (split_dir.parent.parent / "labels" / split_dir.name).is_dir():
+        lab_dir = split_dir.parent.parent / "labels" / split_dir.name  # data/images/valid -> data/labels/valid
+    pairs = []
+    for img in sorted(img_dir.iterdir()):
+        if img.suffix.lower() in IMAGE_SUFFIXES:
+            pairs.append((img, lab_dir / (img.stem + ".txt")))
+    return pairs
+
+
+def split_dirs(data_root: Path, split: str) -> tuple[Path, Path]:
+    """images/<split> and labels/<split> of the Roboflow export layout."""
+    return Path(data_root) / "images" / split, Path(data_root) / "labels" / split
+
+
+def list_split(data_root: Path, split: str) -> list[tuple[Path, Path]]:
+    img_dir, lab_dir = split_dirs(data_root, split)
+    return [(p, lab_dir / (p.stem + ".txt")) for p in sorted(img_dir.iterdir())
+            if p.suffix.lower() in IMAGE_SUFFIXES]
+
+
+def read_labels(path: Path) -> np.ndarray:
+    """YOLO label file -> (N, 5) float array cls, xc, yc, w, h (normalised). Missing file = no tiles."""
+    path = Path(path)
+    if not path.exists():
+        return np.zeros((0, 5), np.float32)
+    rows = []
+    for line in path.read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 5:
+            rows.append([float(v) for v in parts])
+        elif len(parts) > 5 and len(parts) % 2 == 1:  # polygon: keep its bounding box
+            xy = np.array(parts[1:], float).reshape(-1, 2)
+            (x1, y1), (x2, y2) = xy.min(0), xy.max(0)
+            rows.append([float(parts[0]), (x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1])
+    return np.array(rows, np.float32).reshape(-1, 5)
+
+
+def labels_to_xyxy(labels: np.ndarray, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+    """Normalised YOLO rows -> (classes int array, boxes (N,4) in pixels)."""
+    cls = labels[:, 0].astype(np.int64)
+    xc, yc, w, h = labels[:, 1] * width, labels[:, 2] * height, labels[:, 3] * width, labels[:, 4] * height
+    boxes = np.stack([xc - w / 2, yc - h / 2, xc + w / 2, yc + h / 2], 1).astype(np.float32)
+    return cls, boxes
+
+
+def xyxy_to_labels(cls: np.ndarray, boxes: np.ndarray, width: int, height: int) -> np.ndarray:
+    b = np.asarray(boxes, np.float32).reshape(-1, 4)
+    xc = (b[:, 0] + b[:, 2]) / 2 / width
+    yc = (b[:, 1] + b[:, 3]) / 2 / height
+    w = (b[:, 2] - b[:, 0]) / width
+    h = (b[:, 3] - b[:, 1]) / height
+    return np.stack([np.asarray(cls, np.float32), xc, yc, w, h], 1)
+
+
+def write_labels(path: Path, labels: np.ndarray) -> None:
+    lines = [f"{int(r[0])} {r[1]:.6f} {r[2]:.6f} {r[3]:.6f} {r[4]:.6f}" for r in labels]
+    Path(path).write_text("\n".join(lines) + ("\n" if lines else ""))
+
+
+def cut_crop(image: np.ndarray, box, size: int = CROP_STORE, margin: float = CROP_MARGIN) -> tuple[np.ndarray, bool]:
+    """Square crop of box + margin, resized to size x size, long side of the box turned vertical.
+
+    Returns (crop, turned): turned is True when a landscape box was rotated 90 deg clockwise,
+    so the classifier always sees tiles standing up or upside down, never lying.
+    """
+    x1, y1, x2, y2 = [float(v) for v in box]
+    w, h = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
+    src = np.float32([[x1 - margin * w, y1 - margin * h],
+                      [x2 + margin * w, y1 - margin * h],
+                      [x2 + margin * w, y2 + margin * h]])
+    turned = w > h
+    if turned:  # map the box's left edge to the crop's top: a 90 deg clockwise turn
+        dst = np.float32([[size, 0], [size, size], [0, size]])
+    else:
+        dst = np.float32([[0, 0], [size, 0], [size, size]])
+    m = cv2.getAffineTransform(src, dst)
+    interp = cv2.INTER_AREA if max(w, h) * (1 + 2 * margin) > size else cv2.INTER_LINEAR
+    crop = cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REFLECT101)
+    return crop, turned
+
+
+def crops_from_pairs(pairs, size: int = CROP_STORE, margin: float = CROP_MARGIN, progress=None):
+    """All labelled tiles of a list of (image, label) pairs.
+
+    Returns dict: crops (N,size,size,3) uint8 BGR, cls (N,), turned (N,) bool,
+    image_index (N,) int, aspect (N,) float = long/short side of the box in the image.
+    """
+    crops, classes, turned_all, owner, aspect = [], [], [], [], []
+    for i, (img_path, lab_path) in enumerate(pairs):
+        image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        h, w = image.shape[:2]
+        cls, boxes = labels_to_xyxy(read_labels(lab_path), w, h)
+        for c, b in zip(cls, boxes):
+            crop, turned = cut_crop(image, b, size, margin)
+            bw, bh = b[2] - b[0], b[3] - b[1]
+            crops.append(crop)
+            classes.append(c)
+            turned_all.append(turned)
+            owner.append(i)
+            aspect.append(max(bw, bh) / max(min(bw, bh), 1e-6))
+        if progress:
+            progress(i + 1, len(pairs))
+    return {
+        "crops": np.stack(crops) if crops else np.zeros((0, size, size, 3), np.uint8),
+        "cls": np.array(classes, np.int64),
+        "turned": np.array(turned_all, bool),
+        "image_index": np.array(owner, np.int64),
+        "aspect": np.array(aspect, np.float32),
+    }

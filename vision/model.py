@@ -1,0 +1,138 @@
+"""Inference: ONNX tile detector + ONNX tile classifier, run with onnxruntime.
+
+Recognizer(models_dir).recognize(image_bgr) -> [{"cls", "box", "confidence", "rotation"}].
+Sessions are created once; onnxruntime's run() is thread-safe, and nothing else here is
+mutated after construction, so one Recognizer can serve concurrent requests.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.augment import to_input
+from vision.dataset import CROP_MARGIN, CROP_STORE, cut_crop
+
+DETECTOR_FILE = "detector.onnx"
+CLASSIFIER_FILE = "classifier.onnx"
+CONFIG_FILE = "recognizer.json"
+DEFAULTS = {"det_imgsz": 416, "det_conf": 0.25, "nms_iou": 0.5, "cls_input": 64, "tta": True}
+ROTATION_NAMES = ("upright", "sideways", "upside_down", "sideways")  # by quarter turns clockwise
+
+
+def make_session(path: Path, threads: int = 2):
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    # several sessions share two cores: idle threads must sleep, not spin
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+
+
+def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, float, float]:
+    """Fit image into size x size keeping aspect, grey padding; returns (img, scale, pad_x, pad_y)."""
+    h, w = image.shape[:2]
+    scale = min(size / h, size / w)
+    nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
+    resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    px, py = (size - nw) // 2, (size - nh) // 2
+    out = np.full((size, size, 3), 114, np.uint8)
+    out[py:py + nh, px:px + nw] = resized
+    return out, scale, float(px), float(py)
+
+
+def decode_detections(raw: np.ndarray, conf: float, iou: float) -> tuple[np.ndarray, np.ndarray]:
+    """Raw YOLO head output (1, 4+1, anchors) -> (boxes xyxy in network pixels, scores) after NMS."""
+    pred = raw[0].T  # anchors x (cx, cy, w, h, score)
+    keep = pred[:, 4] >= conf
+    pred = pred[keep]
+    if not len(pred):
+        return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
+    cx, cy, w, h, s = pred.T
+    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
+    idx = cv2.dnn.NMSBoxes([[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
+                           s.astype(float).tolist(), conf, iou)
+    idx = np.array(idx, np.int64).reshape(-1)
+    return boxes[idx].astype(np.float32), s[idx].astype(np.float32)
+
+
+def image_rotation(rot_probs: np.ndarray, turned: bool) -> str:
+    """Rotation of the tile in the photo from the rotation head on the (maybe turned) crop.
+
+    The head says how many quarter turns clockwise the tile in the crop is from upright; a
+    turned crop was itself rotated a quarter turn clockwise out of the photo.
+    """
+    t = 1 if turned else 0
+    p = np.array([rot_probs[(r + t) % 4] for r in range(4)])
+    scores = {"upright": p[0], "upside_down": p[2], "sideways": p[1] + p[3]}
+    return max(scores, key=scores.get)
+
+
+def softmax(x: np.ndarray) -> np.ndarray:
+    e = np.exp(x - x.max(1, keepdims=True))
+    return e / e.sum(1, keepdims=True)
+
+
+class Recognizer:
+    def __init__(self, models_dir, threads: int = 2):
+        models_dir = Path(models_dir)
+        cfg_path = models_dir / CONFIG_FILE
+        self.config = dict(DEFAULTS)
+        if cfg_path.exists():
+            self.config.update(json.loads(cfg_path.read_text())["inference"])
+        for name in (DETECTOR_FILE, CLASSIFIER_FILE):
+            if not (models_dir / name).exists():
+                raise OSError(f"missing {name} in {models_dir}")
+        self.detector = make_session(models_dir / DETECTOR_FILE, threads)
+        self.classifier = make_session(models_dir / CLASSIFIER_FILE, threads)
+        self._det_input = self.detector.get_inputs()[0].name
+
+    def detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Tile boxes (N, 4) in image pixels and their detector scores."""
+        size = int(self.config["det_imgsz"])
+        lb, scale, px, py = letterbox(image, size)
+        x = cv2.cvtColor(lb, cv2.COLOR_BGR2RGB).transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        raw = self.detector.run(None, {self._det_input: x})[0]
+        boxes, scores = decode_detections(raw, float(self.config["det_conf"]), float(self.config["nms_iou"]))
+        boxes = (boxes - np.array([px, py, px, py], np.float32)) / scale
+        h, w = image.shape[:2]
+        boxes = np.clip(boxes, 0, [w, h, w, h]).astype(np.float32)
+        return boxes, scores
+
+    def classify_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Stored-format crops (N, 96, 96, 3) -> class probs (N, 43), rotation probs (N, 4)."""
+        if not len(crops):
+            return np.zeros((0, 43), np.float32), np.zeros((0, 4), np.float32)
+        x = np.stack([to_input(c, out=int(self.config["cls_input"])) for c in crops])
+        x = x.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
+        logits, rot = self.classifier.run(None, {"image": x})
+        p_cls, p_rot = softmax(logits), softmax(rot)
+        if self.config.get("tta"):
+            # the same tile turned upside down: classes agree, rotations shift by two quarters
+            logits2, rot2 = self.classifier.run(None, {"image": np.ascontiguousarray(x[:, :, ::-1, ::-1])})
+            p_cls = (p_cls + softmax(logits2)) / 2
+            p_rot = (p_rot + np.roll(softmax(rot2), 2, axis=1)) / 2
+        return p_cls, p_rot
+
+    def recognize(self, image_bgr: np.ndarray) -> list[dict]:
+        image = image_bgr if image_bgr.ndim == 3 else cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
+        image = image[..., :3]
+        boxes, scores = self.detect(image)
+        cut = [cut_crop(image, b, CROP_STORE, CROP_MARGIN) for b in boxes]
+        crops = np.stack([c for c, _ in cut]) if cut else np.zeros((0, CROP_STORE, CROP_STORE, 3), np.uint8)
+        p_cls, p_rot = self.classify_crops(crops)
+        out = []
+        for i, box in enumerate(boxes):
+            cls = int(p_cls[i].argmax())
+            out.append({"cls": cls, "box": [float(v) for v in box],
+                        "confidence": float(scores[i] * p_cls[i, cls]),
+                        "rotation": image_rotation(p_rot[i], cut[i][1])})
+        # reading order: top to bottom in rough rows, then left to right
+        out.sort(key=lambda d: (round((d["box"][1] + d["box"][3]) / 2 / max(1.0, d["box"][3] - d["box"][1])),
+                                d["box"][0]))
+        return out

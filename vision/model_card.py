@@ -1,0 +1,88 @@
+"""models/README.md: what the shipped models are, how they were made and how well they do."""
+from __future__ import annotations
+
+import datetime as _dt
+
+
+def _pct(v) -> str:
+    return "n/a" if v is None else f"{100 * v:.1f}%"
+
+
+def model_card(info: dict) -> str:
+    """info: settings, timings and the evaluation reports written by vision.train."""
+    ev = info.get("valid_report", {})
+    boxes = info.get("boxes_only_report", {})
+    cls = info.get("classifier", {})
+    fl = ", ".join(f"{k} {_pct(v)}" for k, v in ev.get("per_class_recall", {}).items()
+                   if k in ("spring", "summer", "autumn", "winter", "plum", "orchid", "chrysanthemum", "bamboo"))
+    conf = ", ".join(f"{c['true']}->{c['predicted']} x{c['count']}" for c in ev.get("confusions", [])[:8])
+    return f"""# Tile recognition models
+
+Two ONNX models run by `vision/model.py` (onnxruntime, CPU):
+
+| file | what | input | size |
+|---|---|---|---|
+| `detector.onnx` | YOLO11n (ultralytics, trained from scratch), one class "tile" (face-up or face-down) | {info.get('det_imgsz')}x{info.get('det_imgsz')} RGB, letterboxed | {info.get('detector_mb', 0):.1f} MB |
+| `classifier.onnx` | small residual CNN (`vision/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters): 43 classes + 4-way rotation head | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
+| `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
+| `recognizer.json` | inference settings and the figures below | | |
+
+Classes (index: name): 0-8 1m-9m (萬), 9-17 1p-9p (筒), 18-26 1s-9s (條), 27-30 east south west north,
+31-33 red green white (中發白), 34-37 spring summer autumn winter (春夏秋冬),
+38-41 plum orchid chrysanthemum bamboo (梅蘭菊竹), 42 back (a face-down tile).
+Rotation: the classifier also says how many quarter turns the tile in the crop is from upright;
+with the crop's own turn this gives upright / upside_down / sideways.
+
+## Data
+
+- **Chinese Mahjong Detection** v4, riichimahjongdetection, Roboflow Universe, **CC BY 4.0**
+  (`../shared/data/rf-chinese-mahjong-detection-v4`): train split ({info.get('train_images')} photos,
+  {cls.get('train_crops')} tiles) for training, valid split ({ev.get('photos')} photos, {ev.get('labelled_tiles')} tiles)
+  for the figures below only. Photos are HK-style tiles, squashed to 640x640 by the publisher.
+  The splits share table sessions, so valid is an in-domain check, not an unseen-table test.
+- **Synthetic tiles** rendered by `vision/synth.py` from artwork faces: Wikimedia "Unicode Mahjong Tiles
+  (color)" (public domain) and GNOME Mahjongg themes smooth / edu_kang_xi / postmodern (GPL-2+, used only
+  to train; no artwork is shipped). Face-down tiles (`back`) exist only as synthetic renders (plain coloured
+  bodies with bevel), also pasted into {int(100 * info.get('back_share', 0))}% of the detector's training photos.
+  Flowers and seasons get {cls.get('synthetic_per_epoch')} synthetic tiles per epoch in all, and their real crops are repeated 3x.
+
+## Training
+
+`python -m vision train` (see `vision/train.py`), seed {info.get('seed')}, CPU only ({info.get('threads')} threads), {info.get('date')}.
+
+- Detector: yolo11n.yaml from scratch, imgsz {info.get('det_imgsz')}, batch 16, mosaic, flips (fine for a
+  class-agnostic detector), +-10 deg rotation, {info.get('det_epochs', 'n/a')} epochs in {info.get('det_minutes', 0):.0f} min.
+- Classifier: AdamW, cosine schedule over a {info.get('cls_minutes_budget')} min budget: {cls.get('epochs')} epochs in
+  {cls.get('train_minutes', 0):.0f} min. Crops cut with the box's long side vertical; augmentation:
+  all four quarter turns, box jitter (shift, scale, aspect, +-8 deg), colour, blur, noise, JPEG,
+  resolution loss; never mirrored. Rotation head trained on portrait boxes (taken as upright),
+  landscape boxes (upright or upside down after the turn) and synthetic tiles.
+
+## Figures (valid split, full pipeline: detector + classifier, IoU >= 0.5)
+
+| measure | value |
+|---|---|
+| tiles found with the right class | {_pct(ev.get('tiles_right'))} |
+| tiles found (any class) | {_pct(ev.get('tiles_found'))} |
+| precision (unlabelled background tiles count as wrong) | {_pct(ev.get('precision'))} |
+| photos with every labelled tile right | {_pct(ev.get('photos_all_right'))} |
+| mAP50 / mAP50-95 (42 classes) | {ev.get('map50', 0):.3f} / {ev.get('map50_95', 0):.3f} |
+| flowers + seasons recall | {_pct(ev.get('flower_recall'))} |
+| classifier alone on ground-truth boxes | {_pct(cls.get('crop_accuracy'))} (flowers+seasons {_pct(cls.get('flower_season_recall'))}) |
+| rotation (portrait valid tiles, upright vs turned 180) | {_pct(cls.get('rotation_accuracy_portrait'))} |
+| detector alone, one class "tile", mAP50 (ultralytics val) | {info.get('det_map50_1class') or 0:.3f} |
+| detector on boxes-only photos (7 photos, 123 tiles) | found {_pct(boxes.get('tiles_found'))} |
+| latency per photo (2 threads) | median {ev.get('latency_ms_median', 0):.0f} ms, p90 {ev.get('latency_ms_p90', 0):.0f} ms |
+
+Flowers and seasons: {fl or 'n/a'}.
+Worst confusions: {conf or 'none'}.
+
+## Limits
+
+- Trained on HK-style tiles with corner indices; Taiwanese sets without indices and with other flower art
+  will score lower until adapted (`python -m vision adapt --calibration photo.jpg` or `--folder corrected/`).
+- `back` was never seen in a real photo; treat face-down detection as approximate.
+- Rotation labels come from box shape, not from annotation.
+
+Card written {_dt.date.today().isoformat() if not info.get('date') else info['date']}.
+"""

@@ -1,0 +1,118 @@
+"""`python -m vision train`: rebuild both models from the shared data, export ONNX, evaluate, write the card.
+
+Seeded; the schedules are time-boxed (detector in hours, classifier in minutes) so a run
+fits a CPU budget. Everything but the final models goes to --work.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = (REPO / ".." / "shared" / "data").resolve()
+DATASET = "rf-chinese-mahjong-detection-v4"
+ARTWORK = "artwork"
+
+
+def parse(argv):
+    ap = argparse.ArgumentParser(prog="python -m vision train", description=__doc__)
+    ap.add_argument("--data", default=str(DEFAULT_DATA), help="folder holding %s/ and %s/" % (DATASET, ARTWORK))
+    ap.add_argument("--models", default=str(REPO / "models"))
+    ap.add_argument("--work", default="/tmp/mahjong-vision-work", help="scratch: datasets, runs, crop cache")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--det-hours", type=float, default=0.8, help="detector time budget")
+    ap.add_argument("--det-epochs", type=int, default=40, help="detector epoch cap")
+    ap.add_argument("--det-weights", help="skip detector training, export this ultralytics .pt")
+    ap.add_argument("--det-init", help="fine-tune the detector from this .pt instead of from scratch")
+    ap.add_argument("--cls-minutes", type=float, default=35.0, help="classifier time budget")
+    ap.add_argument("--cls-init", help="start the classifier from these PyTorch weights")
+    ap.add_argument("--skip-classifier", action="store_true", help="keep models/classifier.* as they are")
+    return ap.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse(sys.argv[1:] if argv is None else argv)
+    data_root = Path(args.data) / DATASET
+    artwork = Path(args.data) / ARTWORK
+    if not data_root.is_dir():
+        raise SystemExit(f"no training data at {data_root} (use --data)")
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    import torch
+
+    from vision import train_classifier as tc
+    from vision import train_detector as td
+    from vision.cls_net import CLS_INPUT, TileNet
+    from vision.evaluate import evaluate, format_report
+    from vision.model import CONFIG_FILE, DEFAULTS, Recognizer
+
+    torch.set_num_threads(args.threads)
+    models, work = Path(args.models), Path(args.work)
+    models.mkdir(parents=True, exist_ok=True)
+    work.mkdir(parents=True, exist_ok=True)
+    info = {"seed": args.seed, "threads": args.threads, "date": dt.date.today().isoformat(),
+            "det_imgsz": td.DET_IMGSZ, "back_share": 0.4, "cls_minutes_budget": args.cls_minutes}
+    card_path = models / CONFIG_FILE
+    if card_path.exists():  # keep what a previous stage measured when a stage is skipped
+        info = {**json.loads(card_path.read_text()).get("training", {}), **info}
+
+    t0 = time.time()
+    if args.det_weights:
+        best = Path(args.det_weights)
+    else:
+        yaml = td.prepare_detector_data(data_root, artwork, work / "det_data", seed=args.seed, back_share=0.4)
+        best = td.train_detector(yaml, work / "runs", args.det_hours, args.det_epochs, seed=args.seed,
+                                 threads=args.threads, resume_from=Path(args.det_init) if args.det_init else None)
+    info["det_epochs"], info["det_minutes"], info["det_map50_1class"] = _detector_log(best)
+    td.export_detector(best, models / "detector.onnx")
+
+    if not args.skip_classifier:
+        cls_work = work / "classifier"
+        cls_work.mkdir(exist_ok=True)
+        metrics = tc.train_classifier(data_root, artwork, cls_work, models / "classifier.onnx", args.cls_minutes,
+                                      seed=args.seed, threads=args.threads,
+                                      init_weights=Path(args.cls_init) if args.cls_init else None,
+                                      log=lambda s: print(s, flush=True))
+        torch.save(torch.load(cls_work / "classifier_last.pt"), models / "classifier.pt")
+        info["classifier"] = {k: v for k, v in metrics.items() if k != "per_class_recall"}
+    info["cls_params"] = sum(p.numel() for p in TileNet().parameters())
+    info["train_images"] = len(list((data_root / "images" / "train").iterdir()))
+
+    config = {"inference": {**DEFAULTS, "cls_input": CLS_INPUT}, "training": info}
+    card_path.write_text(json.dumps(config, indent=1))
+    rec = Recognizer(models, threads=args.threads)
+    info["valid_report"] = evaluate(data_root / "images" / "valid", rec)
+    print(format_report(info["valid_report"]), flush=True)
+    boxes_only = data_root / "boxes-only"
+    if boxes_only.is_dir():
+        info["boxes_only_report"] = evaluate(boxes_only, rec, classes=False)
+    info["detector_mb"] = (models / "detector.onnx").stat().st_size / 1e6
+    info["classifier_mb"] = (models / "classifier.onnx").stat().st_size / 1e6
+    info["total_minutes"] = (time.time() - t0) / 60
+    card_path.write_text(json.dumps(config, indent=1))
+
+    from vision.model_card import model_card
+
+    (models / "README.md").write_text(model_card(info))
+    print(f"models written to {models} in {info['total_minutes']:.0f} min", flush=True)
+    return 0
+
+
+def _detector_log(best_pt: Path):
+    """(epochs, minutes, last 1-class mAP50 on valid) from ultralytics' results.csv next to the weights."""
+    csv = Path(best_pt).parent.parent / "results.csv"
+    if not csv.exists():
+        return None, None, None
+    lines = csv.read_text().strip().splitlines()
+    head = [h.strip() for h in lines[0].split(",")]
+    last = dict(zip(head, (v.strip() for v in lines[-1].split(","))))
+    return len(lines) - 1, float(last.get("time", 0)) / 60, float(last.get("metrics/mAP50(B)", 0))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,206 @@
+"""Tile classifier training: real crops (all four quarter turns, box jitter) + synthetic tiles."""
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from vision import synth
+from vision.augment import photometric, rot_mask, rotate_cw, to_input
+from vision.cls_net import CLS_INPUT, TileNet, export_onnx
+from vision.dataset import BACK_CLASS, NUM_CLASSES, crops_from_pairs, list_split
+
+FLOWER_CLASSES = tuple(range(34, 42))
+WHITE_CLASS = 33  # blank or framed: looks the same upside down
+SQUARE_ASPECT = 1.15  # boxes closer to square than this say nothing about the tile's rotation
+
+
+def crop_cache(data_root: Path, cache_dir: Path, split: str) -> dict:
+    """Crops of one split, extracted once and kept as .npz (a few hundred MB) for later runs."""
+    path = Path(cache_dir) / f"crops_{split}.npz"
+    if path.exists():
+        with np.load(path) as z:
+            return {k: z[k] for k in z.files}
+    data = crops_from_pairs(list_split(data_root, split))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, **data)
+    return data
+
+
+def rotation_prior(turned: bool, aspect: float) -> tuple[int | None, bool]:
+    """What a real crop's box says about its rotation: (base, ambiguous_by_180).
+
+    Photos are mostly taken with the tiles upright, so a portrait box is taken as upright
+    (some label noise); a landscape box turned to portrait is upright or upside down; a
+    square-ish box (squashed photos) tells nothing.
+    """
+    if aspect < SQUARE_ASPECT:
+        return None, False
+    return 0, bool(turned)
+
+
+class TileCrops(torch.utils.data.Dataset):
+    """One epoch = every real crop (flowers repeated) + fresh synthetic tiles, all augmented."""
+
+    def __init__(self, real: dict, faces: dict, backgrounds: list, seed: int, flower_repeat: int = 3,
+                 synth_per_class: dict | None = None):
+        self.real = real
+        self.faces = faces
+        self.backgrounds = backgrounds
+        self.seed = seed
+        self.epoch = 0
+        idx = np.arange(len(real["cls"]))
+        extra = np.concatenate([idx[np.isin(real["cls"], FLOWER_CLASSES)]] * (flower_repeat - 1)) \
+            if flower_repeat > 1 else np.zeros(0, np.int64)
+        self.real_index = np.concatenate([idx, extra])
+        per_class = synth_per_class or default_synth_counts()
+        self.synth_cls = np.concatenate([np.full(n, c) for c, n in sorted(per_class.items())]).astype(np.int64)
+
+    def __len__(self):
+        return len(self.real_index) + len(self.synth_cls)
+
+    def __getitem__(self, i):
+        rng = np.random.default_rng((self.seed, self.epoch, i))
+        if i < len(self.real_index):
+            j = self.real_index[i]
+            x = to_input(self.real["crops"][j], rng)
+            cls = int(self.real["cls"][j])
+            base, pair = rotation_prior(bool(self.real["turned"][j]), float(self.real["aspect"][j]))
+        else:
+            cls = int(self.synth_cls[i - len(self.real_index)])
+            x = to_input(synth.render_crop(cls, self.faces, rng, self.backgrounds), rng, strength=0.6)
+            base, pair = (None, False) if cls == BACK_CLASS else (0, cls == WHITE_CLASS)
+        x = photometric(x, rng)
+        k = int(rng.integers(4))
+        x = rotate_cw(x, k)
+        if cls == WHITE_CLASS and base is not None:
+            pair = True
+        return to_tensor(x), cls, rot_mask(base, pair, k)
+
+
+def default_synth_counts() -> dict[int, int]:
+    counts = {c: 60 for c in range(34)}
+    counts.update({c: 300 for c in FLOWER_CLASSES})
+    counts[BACK_CLASS] = 1500
+    return counts
+
+
+def to_tensor(img: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(np.ascontiguousarray(img.transpose(2, 0, 1))).float().div_(255.0)
+
+
+def rotation_loss(rot_logits: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
+    """-log P(rotation in allowed set), averaged over samples that carry any rotation label."""
+    has = allowed.sum(1) > 0
+    if not has.any():
+        return rot_logits.sum() * 0
+    logp = F.log_softmax(rot_logits[has], 1)
+    return -(torch.logsumexp(logp + torch.log(allowed[has].clamp_min(1e-12)), 1)).mean()
+
+
+def predict_crops(net: TileNet, crops: np.ndarray, quarters: int = 0, batch: int = 512) -> tuple[np.ndarray, np.ndarray]:
+    """Softmax class and rotation probabilities for stored crops (no jitter)."""
+    net.eval()
+    cls_out, rot_out = [], []
+    with torch.no_grad():
+        for s in range(0, len(crops), batch):
+            x = torch.stack([to_tensor(rotate_cw(to_input(c), quarters)) for c in crops[s:s + batch]])
+            a, b = net(x)
+            cls_out.append(F.softmax(a, 1).numpy())
+            rot_out.append(F.softmax(b, 1).numpy())
+    return np.concatenate(cls_out), np.concatenate(rot_out)
+
+
+def crop_metrics(net: TileNet, valid: dict) -> dict:
+    """Accuracy on ground-truth valid crops, flower/season recall and rotation accuracy on portrait boxes."""
+    p_cls, p_rot = predict_crops(net, valid["crops"])
+    pred = p_cls.argmax(1)
+    y = valid["cls"]
+    fl = np.isin(y, FLOWER_CLASSES)
+    out = {"crop_accuracy": float((pred == y).mean()),
+           "flower_season_recall": float((pred[fl] == y[fl]).mean()) if fl.any() else float("nan"),
+           "per_class_recall": {int(c): float((pred[y == c] == c).mean()) for c in np.unique(y)}}
+    portrait = (~valid["turned"]) & (valid["aspect"] >= 1.3) & (y != WHITE_CLASS)
+    if portrait.any():
+        up = p_rot[portrait].argmax(1) == 0
+        _, r2 = predict_crops(net, valid["crops"][portrait], quarters=2)
+        down = r2.argmax(1) == 2
+        out["rotation_accuracy_portrait"] = float(np.concatenate([up, down]).mean())
+    return out
+
+
+def lr_at(frac: float, base: float, warm: float = 0.03) -> float:
+    if frac < warm:
+        return base * frac / warm
+    return base * 0.5 * (1 + math.cos(math.pi * min(1.0, (frac - warm) / (1 - warm))))
+
+
+def train_classifier(data_root: Path, artwork_root: Path, work_dir: Path, out_onnx: Path, minutes: float,
+                     max_epochs: int = 100, seed: int = 0, threads: int = 2, workers: int = 2,
+                     init_weights: Path | None = None, lr: float = 3e-3, log=print) -> dict:
+    """Train (time-boxed, cosine schedule over the time budget) and export; returns metrics."""
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    work_dir = Path(work_dir)
+    t_start = time.time()
+    train = crop_cache(data_root, work_dir, "train")
+    valid = crop_cache(data_root, work_dir, "valid")
+    log(f"crops: train {len(train['cls'])}, valid {len(valid['cls'])} ({time.time() - t_start:.0f}s)")
+    faces = synth.faces_by_class(synth.load_faces(artwork_root))
+    rng = np.random.default_rng(seed)
+    bg_paths = [p for p, _ in list_split(data_root, "train")]
+    backgrounds = [cv2.imread(str(bg_paths[i])) for i in rng.choice(len(bg_paths), 60, replace=False)]
+    ds = TileCrops(train, faces, backgrounds, seed)
+    # per-epoch progress is measured on a fixed sample of the valid crops; the full set at the end
+    sample = rng.choice(len(valid["cls"]), min(1500, len(valid["cls"])), replace=False)
+    valid_sample = {k: v[sample] for k, v in valid.items()}
+    net = TileNet()
+    if init_weights:
+        net.load_state_dict(torch.load(init_weights, map_location="cpu"))
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.05)
+    budget = minutes * 60
+    t0 = time.time()
+    history = []
+    epoch = 0
+    while epoch < max_epochs and time.time() - t0 < budget:
+        ds.epoch = epoch
+        loader = torch.utils.data.DataLoader(ds, batch_size=128, shuffle=True, num_workers=workers, drop_last=True,
+                                             generator=torch.Generator().manual_seed(seed + epoch),
+                                             persistent_workers=False)
+        net.train()
+        tot, n = 0.0, 0
+        for x, y, allowed in loader:
+            frac = (time.time() - t0) / budget
+            if frac >= 1:
+                break
+            for g in opt.param_groups:
+                g["lr"] = lr_at(frac, lr)
+            a, b = net(x)
+            loss = F.cross_entropy(a, y, label_smoothing=0.05) + 0.5 * rotation_loss(b, allowed)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            tot += loss.item() * len(y)
+            n += len(y)
+        m = crop_metrics(net, valid_sample)
+        history.append({"epoch": epoch + 1, "loss": tot / max(n, 1), "crop_accuracy": m["crop_accuracy"],
+                        "flower_season_recall": m["flower_season_recall"],
+                        "rotation_accuracy_portrait": m.get("rotation_accuracy_portrait"),
+                        "minutes": (time.time() - t0) / 60})
+        log(json.dumps(history[-1]))
+        torch.save(net.state_dict(), work_dir / "classifier_last.pt")
+        epoch += 1
+    out_onnx = Path(out_onnx)
+    out_onnx.parent.mkdir(parents=True, exist_ok=True)
+    export_onnx(net, out_onnx)
+    final = crop_metrics(net, valid)
+    final.update({"epochs": epoch, "train_minutes": (time.time() - t0) / 60, "history": history,
+                  "train_crops": int(len(train["cls"])), "synthetic_per_epoch": int(len(ds.synth_cls)),
+                  "input": CLS_INPUT, "classes": NUM_CLASSES})
+    return final

@@ -1,0 +1,100 @@
+"""Class-agnostic tile detector: dataset preparation, ultralytics training and ONNX export.
+
+Every face class is folded into one class "tile"; synthetic face-down tiles are pasted into
+a share of the training photos so the detector also finds backs.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+os.environ.setdefault("YOLO_OFFLINE", "1")  # never let ultralytics reach the network
+
+import cv2
+import numpy as np
+
+from vision import synth
+from vision.dataset import labels_to_xyxy, list_split, read_labels, write_labels, xyxy_to_labels
+
+DET_IMGSZ = 416
+
+
+def prepare_detector_data(data_root: Path, artwork_root: Path, out_dir: Path, seed: int = 0,
+                          back_share: float = 0.4) -> Path:
+    """Write a one-class YOLO dataset under out_dir; returns the data yaml path."""
+    rng = np.random.default_rng(seed)
+    out_dir = Path(out_dir)
+    if out_dir.exists():
+        shutil.rmtree(out_dir)
+    for split in ("train", "valid"):
+        (out_dir / "images" / split).mkdir(parents=True)
+        (out_dir / "labels" / split).mkdir(parents=True)
+        for img_path, lab_path in list_split(data_root, split):
+            labels = read_labels(lab_path)
+            labels[:, 0] = 0
+            dst_img = out_dir / "images" / split / img_path.name
+            if split == "train" and rng.random() < back_share:
+                image = cv2.imread(str(img_path))
+                h, w = image.shape[:2]
+                _, boxes = labels_to_xyxy(labels, w, h)
+                image, backs = synth.paste_backs(image, boxes, rng, int(rng.integers(1, 7)))
+                if len(backs):
+                    labels = np.concatenate([labels, xyxy_to_labels(np.zeros(len(backs)), backs, w, h)])
+                cv2.imwrite(str(dst_img), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            else:
+                os.symlink(img_path.resolve(), dst_img)
+            write_labels(out_dir / "labels" / split / (img_path.stem + ".txt"), labels)
+    yaml_path = out_dir / "data.yaml"
+    yaml_path.write_text(f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/valid\nnc: 1\nnames:\n  0: tile\n")
+    return yaml_path
+
+
+def _cpu_callbacks(threads: int, workers: int):
+    """ultralytics forces workers=0 and NUM_THREADS=cpu-1 on CPU; put our choice back."""
+    import torch
+
+    def set_threads(trainer):
+        trainer.args.workers = workers
+        torch.set_num_threads(threads)
+
+    return {"on_pretrain_routine_start": set_threads, "on_train_start": set_threads}
+
+
+def train_detector(data_yaml: Path, run_dir: Path, hours: float | None, epochs: int, seed: int = 0,
+                   threads: int = 2, workers: int = 2, resume_from: Path | None = None) -> Path:
+    """Train yolo11n from scratch (or fine-tune resume_from); returns the best .pt path."""
+    import torch
+    from ultralytics import YOLO
+
+    torch.set_num_threads(threads)
+    model = YOLO(str(resume_from) if resume_from else "yolo11n.yaml")
+    for event, fn in _cpu_callbacks(threads, workers).items():
+        model.add_callback(event, fn)
+    args = dict(
+        data=str(data_yaml), imgsz=DET_IMGSZ, epochs=epochs, batch=16, device="cpu", workers=workers,
+        project=str(Path(run_dir).resolve()), name="det", exist_ok=True, seed=seed, deterministic=False,
+        plots=False, amp=False, verbose=False, pretrained=False, single_cls=True,
+        degrees=10.0, flipud=0.5, fliplr=0.5, mosaic=1.0, close_mosaic=2, scale=0.5,
+        hsv_h=0.02, hsv_s=0.6, hsv_v=0.4, patience=100, cache=True,
+    )
+    if hours:
+        args["time"] = hours
+    t0 = time.time()
+    model.train(**args)
+    best = Path(run_dir).resolve() / "det" / "weights" / "best.pt"
+    print(f"detector trained in {(time.time() - t0) / 60:.1f} min -> {best}", flush=True)
+    return best
+
+
+def export_detector(best_pt: Path, out_path: Path, imgsz: int = DET_IMGSZ) -> Path:
+    """ONNX with raw (1, 5, anchors) output: cx, cy, w, h, score; NMS happens in vision.model."""
+    from ultralytics import YOLO
+
+    exported = YOLO(str(best_pt)).export(format="onnx", imgsz=imgsz, simplify=False, dynamic=False,
+                                         opset=17, device="cpu")
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(exported, out_path)
+    return out_path
