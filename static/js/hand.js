@@ -2,7 +2,7 @@
 // Every tile can be tapped to change its face, move it or remove it; the tile keyboard adds tiles.
 import { t } from "./i18n.js";
 import { el, clear } from "./dom.js";
-import { tileImg, tileName, tileKeyboard, isSuited, isFlower, formatTiles, countTiles } from "./tiles.js";
+import { tileImg, tileName, tileKeyboard, isSuited, isFlower, formatTiles, countTiles, parseTiles } from "./tiles.js";
 
 const MELD_TYPES = ["chi", "pong", "kong", "ankong"];
 const MELD_SIZE = { chi: 3, pong: 3, kong: 4, ankong: 4 };
@@ -55,7 +55,7 @@ export class HandEditor {
     else if (layout.winning_tile) s.winning = item(layout.winning_tile);
     s.melds = (layout.melds || []).map((m) => ({
       type: MELD_TYPES.includes(m.type) ? m.type : "pong",
-      tiles: m.indices ? m.indices.map(fromIndex) : fromNames(m.tiles ? splitMeld(m.tiles) : []),
+      tiles: m.indices ? m.indices.map(fromIndex) : fromNames(m.tiles ? parseTiles(m.tiles) : []),
     }));
     s.unplaced = (layout.unplaced || []).map(fromIndex);
     this.photo = res.photo_id ? { photo_id: res.photo_id, tiles, tileset } : null;
@@ -319,14 +319,3 @@ export class HandEditor {
   }
 }
 
-/** "123m" -> ["1m","2m","3m"], "EEE" -> ["E","E","E"] (meld strings from the layout). */
-function splitMeld(str) {
-  const out = [];
-  let digits = "";
-  for (const ch of str) {
-    if (/[0-9]/.test(ch)) digits += ch;
-    else if ("mpsf".includes(ch)) { for (const d of digits) out.push(d + ch); digits = ""; }
-    else out.push(ch);
-  }
-  return out;
-}

@@ -3,7 +3,7 @@ import { initPage } from "./page.js";
 import { t, lang } from "./i18n.js";
 import { el, clear, $, say } from "./dom.js";
 import { api, get } from "./api.js";
-import { tileImg, tileName, tileKeyboard, isSuited, isFlower, formatTiles, countTiles } from "./tiles.js";
+import { tileImg, tileName, tileKeyboard, isSuited, isFlower, formatTiles, countTiles, parseTiles } from "./tiles.js";
 
 initPage();
 
@@ -55,7 +55,7 @@ function renderHints(res) {
     row.append(el("span", { class: unsure ? "tile-btn flagged" : "tile-btn" }, img));
   }
   if (layout.winning_tile) row.append(el("span", { class: "drawn" }, tileImg(layout.winning_tile)));
-  for (const m of layout.melds || []) if (m.tiles) row.append(el("span", { class: "set melded" }, meldTiles(m.tiles).map((x) => tileImg(x))));
+  for (const m of layout.melds || []) if (m.tiles) row.append(el("span", { class: "set melded" }, parseTiles(m.tiles).map((x) => tileImg(x))));
   // the server's one-line message matters when there are no hints to show (wrong tile count, unreadable kong)
   $("#live-message").textContent = res.waits || res.advice ? "" : res.message || "";
   $("#frame-count").textContent = t("frames", { n: state.frames });
@@ -93,16 +93,6 @@ function renderHints(res) {
   }
 }
 
-function meldTiles(str) {
-  const out = [];
-  let digits = "";
-  for (const ch of str) {
-    if (/[0-9]/.test(ch)) digits += ch;
-    else if ("mpsf".includes(ch)) { for (const d of digits) out.push(d + ch); digits = ""; }
-    else out.push(ch);
-  }
-  return out;
-}
 
 // ---------- sources ----------
 
