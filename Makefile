@@ -5,7 +5,7 @@ VPY     := $(VENV)/bin/python
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
 
-.PHONY: run test bench bench-peer train venv system-deps clean
+.PHONY: run test bench bench-app bench-peer train venv system-deps clean
 
 # The stamp is rebuilt whenever a requirements file changes.
 $(VENV)/.stamp: requirements.txt requirements-train.txt requirements-dev.txt
@@ -32,6 +32,9 @@ test: venv system-deps
 
 bench: venv
 	$(VPY) -m tests.bench
+
+bench-app: venv
+	$(VPY) -m tests.bench_app
 
 bench-peer: venv
 	$(VPY) -m vision.bench_peer
