@@ -18,7 +18,7 @@ from vision.dataset import CROP_MARGIN, CROP_STORE, cut_crop
 DETECTOR_FILE = "detector.onnx"
 CLASSIFIER_FILE = "classifier.onnx"
 CONFIG_FILE = "recognizer.json"
-DEFAULTS = {"det_imgsz": 416, "det_conf": 0.25, "nms_iou": 0.5, "cls_input": 64, "tta": True}
+DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64, "tta": True}
 ROTATION_NAMES = ("upright", "sideways", "upside_down", "sideways")  # by quarter turns clockwise
 
 

@@ -8,6 +8,15 @@ def _pct(v) -> str:
     return "n/a" if v is None else f"{100 * v:.1f}%"
 
 
+def _det_rounds(info: dict) -> str:
+    rounds = info.get("det_rounds", [])
+    last = f"{info.get('det_epochs', 'n/a')} epochs in {info.get('det_minutes') or 0:.0f} min"
+    if not rounds:
+        return "from scratch, " + last
+    first = "; ".join(f"{e} epochs in {m:.0f} min" for e, m in rounds)
+    return f"from scratch {first}; then fine-tuned from that checkpoint (AdamW, lr 0.0005, no warm-up) {last}"
+
+
 def model_card(info: dict) -> str:
     """info: settings, timings and the evaluation reports written by vision.train."""
     ev = info.get("valid_report", {})
@@ -44,19 +53,24 @@ with the crop's own turn this gives upright / upside_down / sideways.
   (color)" (public domain) and GNOME Mahjongg themes smooth / edu_kang_xi / postmodern (GPL-2+, used only
   to train; no artwork is shipped). Face-down tiles (`back`) exist only as synthetic renders (plain coloured
   bodies with bevel), also pasted into {int(100 * info.get('back_share', 0))}% of the detector's training photos.
-  Flowers and seasons get {cls.get('synthetic_per_epoch')} synthetic tiles per epoch in all, and their real crops are repeated 3x.
+  Each classifier epoch adds {cls.get('synthetic_per_epoch')} fresh synthetic tiles (300 per flower/season class,
+  1500 backs, 60 per other class); real flower/season crops are repeated 3x.
 
 ## Training
 
 `python -m vision train` (see `vision/train.py`), seed {info.get('seed')}, CPU only ({info.get('threads')} threads), {info.get('date')}.
 
 - Detector: yolo11n.yaml from scratch, imgsz {info.get('det_imgsz')}, batch 16, mosaic, flips (fine for a
-  class-agnostic detector), +-10 deg rotation, {info.get('det_epochs', 'n/a')} epochs in {info.get('det_minutes', 0):.0f} min.
+  class-agnostic detector), +-10 deg rotation, {_det_rounds(info)}.
 - Classifier: AdamW, cosine schedule over a {info.get('cls_minutes_budget')} min budget: {cls.get('epochs')} epochs in
   {cls.get('train_minutes', 0):.0f} min. Crops cut with the box's long side vertical; augmentation:
   all four quarter turns, box jitter (shift, scale, aspect, +-8 deg), colour, blur, noise, JPEG,
   resolution loss; never mirrored. Rotation head trained on portrait boxes (taken as upright),
   landscape boxes (upright or upside down after the turn) and synthetic tiles.
+
+Inference (`recognizer.json`): detector score >= {info.get('det_conf', 0.2)}, NMS IoU 0.5, each tile cropped from the
+full-resolution photo; class probabilities averaged over the crop and the crop turned 180 deg; confidence =
+detector score x class probability.
 
 ## Figures (valid split, full pipeline: detector + classifier, IoU >= 0.5)
 

@@ -56,7 +56,7 @@ def main(argv=None) -> int:
     models.mkdir(parents=True, exist_ok=True)
     work.mkdir(parents=True, exist_ok=True)
     info = {"seed": args.seed, "threads": args.threads, "date": dt.date.today().isoformat(),
-            "det_imgsz": td.DET_IMGSZ, "back_share": 0.4, "cls_minutes_budget": args.cls_minutes}
+            "det_imgsz": td.DET_IMGSZ, "back_share": 0.4}
     card_path = models / CONFIG_FILE
     if card_path.exists():  # keep what a previous stage measured when a stage is skipped
         info = {**json.loads(card_path.read_text()).get("training", {}), **info}
@@ -67,7 +67,12 @@ def main(argv=None) -> int:
     else:
         yaml = td.prepare_detector_data(data_root, artwork, work / "det_data", seed=args.seed, back_share=0.4)
         best = td.train_detector(yaml, work / "runs", args.det_hours, args.det_epochs, seed=args.seed,
-                                 threads=args.threads, resume_from=Path(args.det_init) if args.det_init else None)
+                                 threads=args.threads, resume_from=Path(args.det_init) if args.det_init else None,
+                                 name="det_finetune" if args.det_init else "det")
+    if args.det_init and info.get("det_epochs"):  # a fine-tuning round: remember the rounds before it
+        info["det_rounds"] = info.get("det_rounds", []) + [[info["det_epochs"], info["det_minutes"]]]
+    elif not args.det_weights:
+        info.pop("det_rounds", None)
     info["det_epochs"], info["det_minutes"], info["det_map50_1class"] = _detector_log(best)
     td.export_detector(best, models / "detector.onnx")
 
@@ -80,9 +85,11 @@ def main(argv=None) -> int:
                                       log=lambda s: print(s, flush=True))
         torch.save(torch.load(cls_work / "classifier_last.pt"), models / "classifier.pt")
         info["classifier"] = {k: v for k, v in metrics.items() if k != "per_class_recall"}
+        info["cls_minutes_budget"] = args.cls_minutes
     info["cls_params"] = sum(p.numel() for p in TileNet().parameters())
     info["train_images"] = len(list((data_root / "images" / "train").iterdir()))
 
+    info["det_conf"] = DEFAULTS["det_conf"]
     config = {"inference": {**DEFAULTS, "cls_input": CLS_INPUT}, "training": info}
     card_path.write_text(json.dumps(config, indent=1))
     rec = Recognizer(models, threads=args.threads)

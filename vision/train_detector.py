@@ -63,8 +63,8 @@ def _cpu_callbacks(threads: int, workers: int):
 
 
 def train_detector(data_yaml: Path, run_dir: Path, hours: float | None, epochs: int, seed: int = 0,
-                   threads: int = 2, workers: int = 2, resume_from: Path | None = None) -> Path:
-    """Train yolo11n from scratch (or fine-tune resume_from); returns the best .pt path."""
+                   threads: int = 2, workers: int = 2, resume_from: Path | None = None, name: str = "det") -> Path:
+    """Train yolo11n from scratch, or fine-tune resume_from at a low rate; returns the best .pt path."""
     import torch
     from ultralytics import YOLO
 
@@ -74,16 +74,18 @@ def train_detector(data_yaml: Path, run_dir: Path, hours: float | None, epochs: 
         model.add_callback(event, fn)
     args = dict(
         data=str(data_yaml), imgsz=DET_IMGSZ, epochs=epochs, batch=16, device="cpu", workers=workers,
-        project=str(Path(run_dir).resolve()), name="det", exist_ok=True, seed=seed, deterministic=False,
+        project=str(Path(run_dir).resolve()), name=name, exist_ok=True, seed=seed, deterministic=False,
         plots=False, amp=False, verbose=False, pretrained=False, single_cls=True,
         degrees=10.0, flipud=0.5, fliplr=0.5, mosaic=1.0, close_mosaic=2, scale=0.5,
         hsv_h=0.02, hsv_s=0.6, hsv_v=0.4, patience=100, cache=True,
     )
+    if resume_from:  # a second round: no warm-up, small steps, so the first round's gains survive
+        args.update(optimizer="AdamW", lr0=0.0005, warmup_epochs=0, close_mosaic=1, pretrained=True)
     if hours:
         args["time"] = hours
     t0 = time.time()
     model.train(**args)
-    best = Path(run_dir).resolve() / "det" / "weights" / "best.pt"
+    best = Path(run_dir).resolve() / name / "weights" / "best.pt"
     print(f"detector trained in {(time.time() - t0) / 60:.1f} min -> {best}", flush=True)
     return best
 

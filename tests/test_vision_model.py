@@ -1,0 +1,208 @@
+"""The shipped tile models on held-out real photos, and the pure logic around them."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.calibration import CALIBRATION_ORDER, calibration_labels, rows_of
+from vision.evaluate import average_precision, score
+from vision.model import image_rotation, letterbox
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "models"
+FIXTURES = ROOT / "tests" / "fixtures" / "vision"
+# Measured on the six fixture photos (95 tiles) with the shipped models: 97.9% found, 96.8% right
+# (3 tiles missed or wrong; valid split: 93.0% / 91.9%, see models/README.md). Set a little below.
+MIN_TILES_RIGHT = 0.93
+MIN_TILES_FOUND = 0.94
+
+
+@pytest.fixture(scope="module")
+def recognizer():
+    from vision.model import Recognizer
+
+    return Recognizer(MODELS)
+
+
+@pytest.fixture(scope="module")
+def fixture_report(recognizer):
+    from vision.evaluate import evaluate
+
+    return evaluate(FIXTURES, recognizer, progress=False)
+
+
+def test_shipped_models_read_fixture_photos(fixture_report):
+    assert fixture_report["photos"] == 6
+    assert fixture_report["tiles_found"] >= MIN_TILES_FOUND
+    assert fixture_report["tiles_right"] >= MIN_TILES_RIGHT
+
+
+def test_recognize_output_format(recognizer):
+    import cv2
+
+    image = cv2.imread(str(next((FIXTURES / "images").glob("*.jpg"))))
+    # a non-square photo: boxes must come back in its own pixels
+    image = cv2.copyMakeBorder(image, 0, 0, 0, 320, cv2.BORDER_CONSTANT, value=(40, 90, 40))
+    out = recognizer.recognize(image)
+    assert out, "no tile found on a photo full of tiles"
+    h, w = image.shape[:2]
+    for det in out:
+        assert set(det) == {"cls", "box", "confidence", "rotation"}
+        assert isinstance(det["cls"], int) and 0 <= det["cls"] <= 42
+        x1, y1, x2, y2 = det["box"]
+        assert all(isinstance(v, float) for v in det["box"])
+        assert 0 <= x1 < x2 <= w and 0 <= y1 < y2 <= h
+        assert x2 <= 640 + 1  # nothing found in the padding on the right
+        assert 0.0 < det["confidence"] <= 1.0
+        assert det["rotation"] in ("upright", "upside_down", "sideways")
+
+
+def test_recognize_blank_image_finds_nothing(recognizer):
+    assert recognizer.recognize(np.full((480, 640, 3), 30, np.uint8)) == []
+
+
+def test_letterbox_keeps_aspect():
+    img, scale, px, py = letterbox(np.zeros((100, 200, 3), np.uint8), 416)
+    assert img.shape == (416, 416, 3)
+    assert scale == pytest.approx(2.08)
+    assert (px, py) == (0.0, 104.0)
+
+
+@pytest.mark.parametrize("probs, turned, expected", [
+    ([0.9, 0.05, 0.05, 0.0], False, "upright"),
+    ([0.1, 0.0, 0.9, 0.0], False, "upside_down"),
+    ([0.4, 0.3, 0.0, 0.3], False, "sideways"),  # quarter turns either way add up
+    ([0.9, 0.05, 0.05, 0.0], True, "sideways"),  # upright in a crop turned out of a landscape box
+    ([0.0, 0.9, 0.1, 0.0], True, "upright"),  # the crop's turn undoes the tile's
+])
+def test_image_rotation(probs, turned, expected):
+    assert image_rotation(np.array(probs), turned) == expected
+
+
+# --- evaluate() metric math on constructed predictions ------------------------------------------
+
+def _det(cls, box, conf):
+    return {"cls": cls, "box": box, "confidence": conf, "rotation": "upright"}
+
+
+def test_score_exact_numbers():
+    gts = [
+        (np.array([0, 1]), np.array([[0, 0, 10, 10], [20, 0, 30, 10]], float)),
+        (np.array([2]), np.array([[0, 0, 10, 10]], float)),
+    ]
+    preds = [
+        [_det(0, [0, 0, 10, 10], 0.9), _det(5, [20, 0, 30, 10], 0.8), _det(0, [50, 50, 60, 60], 0.3)],
+        [_det(2, [0, 0, 10, 8], 0.7)],  # IoU 0.8: right at 0.5..0.8, missed at 0.85+
+    ]
+    r = score(gts, preds, latencies=[0.1, 0.3])
+    assert r["tiles_found"] == pytest.approx(3 / 3)
+    assert r["tiles_right"] == pytest.approx(2 / 3)
+    assert r["precision"] == pytest.approx(2 / 4)
+    assert r["photos_all_right"] == pytest.approx(1 / 2)
+    # AP50: class 0 -> 1.0 (the extra low-confidence box comes after the hit), class 1 -> 0, class 2 -> 1
+    assert r["map50"] == pytest.approx(2 / 3)
+    # class 0 stays 1.0 at every IoU; class 2 hits at 0.50..0.80 (7 of 10 thresholds)
+    assert r["map50_95"] == pytest.approx(np.mean([(1 + 0 + 1) / 3] * 7 + [(1 + 0 + 0) / 3] * 3))
+    assert r["per_class_recall"] == {"1m": 1.0, "2m": 0.0, "3m": 1.0}
+    assert r["confusions"] == [{"true": "2m", "predicted": "6m", "count": 1}]
+    assert r["latency_ms_median"] == pytest.approx(200.0)
+
+
+def test_score_one_box_per_tile():
+    # two predictions on the same tile: one counts, the other lowers precision and AP
+    gts = [(np.array([3]), np.array([[0, 0, 10, 10]], float))]
+    preds = [[_det(3, [0, 0, 10, 10], 0.5), _det(3, [0, 0, 10, 9], 0.9)]]
+    r = score(gts, preds)
+    assert r["tiles_right"] == 1.0 and r["precision"] == 0.5
+    assert r["map50"] == pytest.approx(1.0)  # the higher-confidence duplicate is the hit
+
+
+def test_average_precision_envelope():
+    # hits at ranks 1 and 3 of 3 predictions, 2 ground-truth boxes
+    assert average_precision(np.array([0.5, 0.5, 1.0]), np.array([1.0, 0.5, 2 / 3])) == pytest.approx(0.5 + 0.5 * 2 / 3)
+
+
+def test_score_boxes_only():
+    gts = [(np.array([0, 0]), np.array([[0, 0, 10, 10], [20, 0, 30, 10]], float))]
+    r = score(gts, [[_det(17, [0, 0, 10, 10], 0.9)]], classes=False)
+    assert r["tiles_found"] == 0.5 and r["tiles_right"] == 0.5 and "map50" not in r
+
+
+# --- calibration photo: rows sorted into the standard order ----------------------------------------
+
+def _grid(row_lengths, slant=0.0, seed=0):
+    rng = np.random.default_rng(seed)
+    boxes = []
+    for r, n in enumerate(row_lengths):
+        for c in range(n):
+            x = 100 + c * 42 + rng.uniform(-3, 3)
+            y = 50 + r * 80 + c * slant + rng.uniform(-4, 4)
+            boxes.append([x, y, x + 40, y + 56])
+    return np.array(boxes)
+
+
+@pytest.mark.parametrize("rows, slant", [((9, 9, 9, 8, 7), 0.0), ((9, 9, 9, 4, 3, 4, 4), 2.5), ((14, 14, 14), -1.5)])
+def test_calibration_labels_follow_rows(rows, slant):
+    boxes = _grid(rows, slant)
+    perm = np.random.default_rng(1).permutation(len(boxes))
+    labels = calibration_labels(boxes[perm])
+    assert list(labels[np.argsort(perm)]) == list(CALIBRATION_ORDER)
+    assert CALIBRATION_ORDER[-2:] == (41, 40)  # 梅蘭竹菊: bamboo is laid before chrysanthemum
+
+
+def test_calibration_needs_42_tiles():
+    with pytest.raises(ValueError, match="exactly 42"):
+        calibration_labels(_grid((9, 9, 9, 8, 6)))
+
+
+def test_rows_of_splits_on_vertical_gaps():
+    boxes = np.array([[50, 0, 90, 56], [0, 3, 40, 59], [0, 100, 40, 156]], float)
+    assert rows_of(boxes) == [[1, 0], [2]]
+
+
+# --- adaptation ---------------------------------------------------------------------------------------
+
+def test_adapt_learns_relabelled_tiles_and_keeps_previous(tmp_path):
+    from vision.adapt import adapt_crops
+    from vision.dataset import crops_from_pairs, list_pairs
+
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in ("classifier.pt", "classifier.onnx"):
+        shutil.copy2(MODELS / name, models / name)
+    old_onnx = (models / "classifier.onnx").read_bytes()
+    data = crops_from_pairs(list_pairs(FIXTURES)[:3])
+    keep = np.arange(len(data["cls"])) < 24
+    crops, cls, groups = data["crops"][keep], data["cls"][keep], data["image_index"][keep]
+    # a user's set where these faces mean other tiles: the current model must be wrong on them
+    relabel = (cls + 7) % 42
+    report = adapt_crops(models, crops, relabel, groups, epochs=2, holdout_share=0.0, seed=0)
+    assert report["old_accuracy"] < 0.2
+    assert report["new_accuracy"] > report["old_accuracy"]
+    assert report["installed"] is True
+    assert (models / "previous" / "classifier.onnx").read_bytes() == old_onnx
+    assert (models / "classifier.onnx").read_bytes() != old_onnx
+
+
+def test_adapt_keeps_model_when_not_better(tmp_path, monkeypatch):
+    import vision.adapt as adapt
+    from vision.cls_net import TileNet
+    from vision.dataset import crops_from_pairs, list_pairs
+
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in ("classifier.pt", "classifier.onnx"):
+        shutil.copy2(MODELS / name, models / name)
+    old_onnx = (models / "classifier.onnx").read_bytes()
+    data = crops_from_pairs(list_pairs(FIXTURES)[:2])
+    # a fine-tune that wrecks the model (fresh random weights) must not be installed
+    monkeypatch.setattr(adapt, "fine_tune", lambda net, *a, **k: TileNet().eval())
+    report = adapt.adapt_crops(models, data["crops"], data["cls"], data["image_index"], holdout_share=0.5)
+    assert report["held_out_by_photo"] and report["held_out_crops"] < len(data["cls"])
+    assert report["new_accuracy"] < report["old_accuracy"]
+    assert report["installed"] is False
+    assert (models / "classifier.onnx").read_bytes() == old_onnx
+    assert not (models / "previous").exists()
