@@ -206,3 +206,15 @@ def test_adapt_keeps_model_when_not_better(tmp_path, monkeypatch):
     assert report["installed"] is False
     assert (models / "classifier.onnx").read_bytes() == old_onnx
     assert not (models / "previous").exists()
+
+
+def test_inference_and_the_app_do_not_import_torch():
+    """A 2 GB Raspberry Pi runs the app: torch (training only) must stay out of the server."""
+    import subprocess
+    import sys
+    code = ("import sys, app, vision.model, vision.pipeline; "
+            "bad = [m for m in ('torch', 'ultralytics') if m in sys.modules]; "
+            "print(', '.join(bad)); sys.exit(1 if bad else 0)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"imported at serve time: {done.stdout.strip() or done.stderr}"

@@ -4,8 +4,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.cls_net import CLS_INPUT, CLS_MARGIN
-from vision.dataset import CROP_MARGIN
+from vision.dataset import CLS_INPUT, CLS_MARGIN, CROP_MARGIN
 
 
 def frame_matrix(store: int, out: int, rng: np.random.Generator | None, strength: float = 1.0) -> np.ndarray:

@@ -9,10 +9,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from vision.dataset import NUM_CLASSES
-
-CLS_INPUT = 64  # crop side fed to the network
-CLS_MARGIN = 0.1  # context around the box in the network input, as share of box width/height
+from vision.dataset import CLS_INPUT, NUM_CLASSES
 
 
 def conv_bn(cin: int, cout: int, stride: int) -> nn.Sequential:

@@ -12,6 +12,10 @@ BACK_CLASS = 42  # face-down tile; only ever synthesized, real data has none
 NUM_CLASSES = 43
 CROP_STORE = 96  # side of the stored square crop (box + margin)
 CROP_MARGIN = 0.2  # context kept around each box, as a share of its width/height
+# The classifier's input frame. Kept here, not beside the network, so that inference (which
+# needs only numpy, OpenCV and onnxruntime) never imports torch.
+CLS_INPUT = 64  # crop side fed to the network
+CLS_MARGIN = 0.1  # context around the box in the network input, as share of box width/height
 
 
 def list_pairs(split_dir: Path) -> list[tuple[Path, Path]]:
