@@ -12,10 +12,11 @@ FETCH = {"X-Requested-With": "fetch"}
 READY_16 = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 22]   # 123456789m 123456p 5s: waits on 5s
 
 
-def row(classes: list[int], apart: list[int] = ()) -> list[dict]:
-    """Detections for tiles standing in one row, 40 px wide; `apart` tiles set apart at the right."""
-    dets = [{"cls": c, "box": [10 + 36 * k, 300, 44 + 36 * k, 346], "confidence": 0.95, "rotation": "upright"}
-            for k, c in enumerate(classes)]
+def row(classes: list[int], apart: list[int] = (), unsure: tuple = ()) -> list[dict]:
+    """Detections for tiles standing in one row, 34 px wide; `apart` tiles set apart at the right;
+    tiles at the `unsure` positions get a low confidence."""
+    dets = [{"cls": c, "box": [10 + 36 * k, 300, 44 + 36 * k, 346], "rotation": "upright",
+             "confidence": 0.4 if k in unsure else 0.95} for k, c in enumerate(classes)]
     x = 10 + 36 * len(classes) + 30
     for c in apart:
         dets.append({"cls": c, "box": [x, 300, x + 34, 346], "confidence": 0.95, "rotation": "upright"})

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.app_support import row
+
 CHROMIUM = "/usr/bin/chromium"
 try:
     from playwright.sync_api import expect, sync_playwright
@@ -57,27 +59,16 @@ READY_16 = M + [P1, P2, P3, P4, P5, 14, S5]          # 123456789m 123456p 5s: wa
 FULL_17 = READY_16 + [EAST]                            # one more tile: discard advice
 
 
-def detections(classes, apart=(), unsure=()):
-    """Tiles standing in one row, 32 px wide; `apart` set apart at the right; `unsure` positions get a low confidence."""
-    out = [{"cls": c, "box": [10 + 34 * k, 300, 42 + 34 * k, 344], "rotation": "upright",
-            "confidence": 0.4 if k in unsure else 0.95} for k, c in enumerate(classes)]
-    x = 10 + 34 * len(classes) + 25
-    for c in apart:
-        out.append({"cls": c, "box": [x, 300, x + 32, 344], "confidence": 0.95, "rotation": "upright"})
-        x += 34
-    return out
-
-
 class FakeRecognizer:
     """Stands in for the vision model. A photo 640 px wide gets the photo hand; live frames choose by width."""
 
     def recognize(self, image):
         width = image.shape[1]
         if width == 320:
-            return detections(READY_16)
+            return row(READY_16)
         if width == 400:
-            return detections(FULL_17)
-        return detections(PHOTO_HAND, apart=[PHOTO_WINNING], unsure=[len(PHOTO_HAND) - 1])
+            return row(FULL_17)
+        return row(PHOTO_HAND, apart=[PHOTO_WINNING], unsure=[len(PHOTO_HAND) - 1])
 
 
 def free_port() -> int:
