@@ -2,7 +2,8 @@
 
 Rule tables (engine/rules/*.toml) say which patterns count, for how many 台, and what they
 replace; detectors only say whether the hand has the pattern. A detector gets the Features of
-one reading of the hand and the table's settings.
+one reading of the hand and the table's settings. A flower win (八仙過海, 七搶一) has no sets:
+the scorer runs only the flower and dealer detectors on it, so the others need not check.
 """
 from __future__ import annotations
 
@@ -68,10 +69,6 @@ class Features:
             fl.append(w)
         return fl
 
-    @property
-    def flower_win(self) -> bool:
-        return self.reading.wait is None and len(self.flowers) >= 7
-
     @cached_property
     def suits(self) -> set[int]:
         return {t // 9 for t in self.tiles if t < 27}
@@ -130,12 +127,12 @@ def robbing_kong(f, cfg):
 def all_melded(f, cfg):
     """全求人: five claimed melds, the last tile won on a discard."""
     claimed = [m for m in f.hand.melds if m.type != "ankong"]
-    return int(len(claimed) == 5 and not f.self_drawn and not f.flower_win)
+    return int(len(claimed) == 5 and not f.self_drawn)
 
 
 @pattern
 def single_wait(f, cfg):
-    return int(f.wait_count == 1 and not f.flower_win)
+    return int(f.wait_count == 1)
 
 
 @pattern
@@ -184,7 +181,7 @@ def pinghu(f, cfg):
 
     Tables differ on the last three (NOTES.md); each is a setting, the seeds' wording the default.
     """
-    if f.flower_win or f.flowers or f.has_honours or f.triplet_tiles:
+    if f.flowers or f.has_honours or f.triplet_tiles:
         return 0
     if (f.menqing and cfg.get("pinghu_requires_open", True)) or (
             f.self_drawn and cfg.get("pinghu_requires_discard", True)):
@@ -194,7 +191,7 @@ def pinghu(f, cfg):
 
 @pattern
 def all_pongs(f, cfg):
-    return int(not f.flower_win and len(f.triplet_tiles) == 5)
+    return int(len(f.triplet_tiles) == 5)
 
 
 @pattern
@@ -219,8 +216,6 @@ def half_flush(f, cfg):
 
 @pattern
 def full_flush(f, cfg):
-    if f.flower_win:
-        return 0
     if len(f.suits) == 1 and not f.has_honours:
         return 1
     return int(not f.suits and cfg.get("full_flush_includes_all_honours", False))
@@ -328,22 +323,22 @@ def concealed_kong(f, cfg):
 
 @pattern
 def all_honours(f, cfg):
-    return int(not f.flower_win and not f.suits)
+    return int(not f.suits)
 
 
 @pattern
 def all_terminals(f, cfg):
-    return int(not f.flower_win and all(is_terminal(t) for t in f.tiles))
+    return int(all(is_terminal(t) for t in f.tiles))
 
 
 @pattern
 def terminals_honours(f, cfg):
-    return int(not f.flower_win and all(is_terminal(t) or is_honor(t) for t in f.tiles)
+    return int(all(is_terminal(t) or is_honor(t) for t in f.tiles)
                and f.has_honours and bool(f.suits))
 
 
 def _every_set_has(f, ok) -> bool:
-    return not f.flower_win and all(any(ok(t) for t in s.tiles) for s in f.reading.sets)
+    return all(any(ok(t) for t in s.tiles) for s in f.reading.sets)
 
 
 @pattern
@@ -359,7 +354,7 @@ def mixed_outside(f, cfg):
 
 @pattern
 def all_simples(f, cfg):
-    return int(not f.flower_win and all(not is_terminal(t) and not is_honor(t) for t in f.tiles))
+    return int(all(not is_terminal(t) and not is_honor(t) for t in f.tiles))
 
 
 def _triplet_numbers(f):

@@ -12,7 +12,7 @@ from itertools import product
 
 from .hand import Hand
 from .suit_tables import decompositions
-from .tiles import format_tiles, is_flower, to_counts
+from .tiles import format_tiles, to_counts
 
 _PARTS = ((0, 9, True), (9, 18, True), (18, 27, True), (27, 34, False))
 
@@ -44,6 +44,11 @@ class Set:
 class Reading:
     sets: tuple[Set, ...]       # five sets and the pair, melds included
     wait: str | None            # ryanmen 兩面, penchan 邊張, kanchan 嵌張, tanki 單吊, shanpon 雙碰
+
+    @property
+    def is_flower_win(self) -> bool:
+        """八仙過海 / 七搶一: won on the flowers, with no sets to read."""
+        return not self.sets
 
     @property
     def pair(self) -> Set | None:
@@ -92,9 +97,8 @@ def readings(hand: Hand) -> list[Reading]:
                   for m in hand.melds)
     counts = tuple(to_counts(hand.full_concealed))
     out: list[Reading] = []
-    flower_win = win is None or is_flower(win)
     for split in _splits(counts):
-        if flower_win:
+        if win is None:  # no winning tile given (a hand checked as it stands): no wait to name
             sets = tuple(Set(k, t, concealed=k == "pong", melded=False) for k, t in split)
             out.append(Reading(sets + melds, None))
             continue

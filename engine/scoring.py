@@ -88,10 +88,9 @@ def _detectors(table: RuleTable, flower_win: bool) -> tuple:
 
 
 def _count_entries(features: Features, table: RuleTable) -> list[tuple]:
-    flower_win = features.reading.wait is None and not features.reading.sets
     settings = table.settings
     counted = []
-    for entry, detect in _detectors(table, flower_win):
+    for entry, detect in _detectors(table, features.reading.is_flower_win):
         n = detect(features, settings)
         if n:
             counted.append((entry, n))
@@ -130,18 +129,18 @@ def score(hand: Hand, table: RuleTable | None = None) -> dict:
     for reading in candidates:
         counted = _count_entries(Features(hand, reading, wait_count), table)
         hand_tai = sum(e.tai * n for e, n in counted if e.pattern not in DEALER_PATTERNS)
+        d_tai = _dealer_part(counted, table)
         # equal totals: show the reading a player would name (a two-sided wait before an edge one)
-        key = (hand_tai + (_dealer_part(counted, table) if involved else 0), -WAIT_PREFERENCE.index(reading.wait))
+        key = (hand_tai + (d_tai if involved else 0), -WAIT_PREFERENCE.index(reading.wait))
         if best is None or key > best[0]:
-            best = (key, reading, counted, hand_tai)
-    _, reading, counted, hand_tai = best
-    d_tai = _dealer_part(counted, table)
-    breakdown = [{"id": e.id, "name": e.name, "name_en": e.name_en, "tai": e.tai * n, "count": n,
+            best = (key, reading, counted, hand_tai, d_tai)
+    _, reading, counted, hand_tai, d_tai = best
+    dealer_base = sum(e.tai for e, _ in counted if e.pattern == "dealer")
+    breakdown = [{"id": e.id, "name": e.name, "name_en": e.name_en, "count": n,
+                  # the streak row shows what is left of the (possibly capped) dealer 台
+                  "tai": d_tai - dealer_base if e.pattern == "dealer_streak" else e.tai * n,
                   "dealer_only": e.pattern in DEALER_PATTERNS}
                  for e, n in counted if e.pattern not in DEALER_PATTERNS or involved]
-    if "dealer_streak" in {e.pattern for e, _ in counted} and involved:
-        streak = next(b for b in breakdown if b["id"] in {e.id for e, _ in counted if e.pattern == "dealer_streak"})
-        streak["tai"] = d_tai - sum(e.tai for e, _ in counted if e.pattern == "dealer")
     return {"win": True, "reason": None, "tai": hand_tai + (d_tai if involved else 0),
             "hand_tai": hand_tai, "dealer_tai": d_tai, "breakdown": breakdown,
             "decomposition": reading.to_dict(hand.winning_tile_name()),
