@@ -9,7 +9,7 @@ import pytest
 
 from vision.calibration import CALIBRATION_ORDER, calibration_labels, rows_of
 from vision.evaluate import average_precision, score
-from vision.model import image_rotation, letterbox
+from vision.model import image_rotation, letterbox, pass_quality, stretch
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "models"
@@ -69,6 +69,61 @@ def test_letterbox_keeps_aspect():
     assert img.shape == (416, 416, 3)
     assert scale == pytest.approx(2.08)
     assert (px, py) == (0.0, 104.0)
+
+
+@pytest.mark.parametrize("squash", [(1 / 3, 1.0), (1.0, 1 / 3)])
+def test_squashed_photo_is_read(recognizer, squash):
+    """A photo squashed 3x in width (or height) is searched at other stretches and read."""
+    import cv2
+
+    from vision.dataset import labels_to_xyxy, list_pairs, read_labels
+    from vision.evaluate import match_boxes
+
+    found = total = stretched = 0
+    for img_path, lab_path in list_pairs(FIXTURES):
+        image = cv2.imread(str(img_path))
+        h, w = image.shape[:2]
+        fx, fy = squash
+        squashed = cv2.resize(image, (round(w * fx), round(h * fy)), interpolation=cv2.INTER_AREA)
+        _, gt = labels_to_xyxy(read_labels(lab_path), *squashed.shape[1::-1])
+        boxes, scores, aspect = recognizer.detect_with_aspect(squashed)
+        stretched += aspect > 1.5 if fx < 1 else aspect < 1 / 1.5  # the detector tolerates some error
+        found += len(match_boxes(boxes, gt))
+        total += len(gt)
+    assert stretched >= 4  # of 6: a few photos read well enough as they are
+    assert found / total >= 0.9
+
+
+def test_normal_photo_is_not_stretched(recognizer):
+    import cv2
+
+    image = cv2.imread(str(next((FIXTURES / "images").glob("*.jpg"))))
+    assert recognizer.detect_with_aspect(image)[2] == 1.0
+
+
+def test_stretch_grows_the_short_side_within_a_cap():
+    img = np.zeros((100, 200, 3), np.uint8)
+    out, fx, fy = stretch(img, 2.0)
+    assert out.shape[:2] == (100, 400) and (fx, fy) == (2.0, 1.0)
+    out, fx, fy = stretch(img, 0.25)
+    assert out.shape[:2] == (400, 200) and (fx, fy) == (1.0, 4.0)
+    big = np.zeros((3000, 4000, 3), np.uint8)
+    out, fx, fy = stretch(big, 6.0)  # 24000 wide: shrunk to the cap, ratio kept
+    assert max(out.shape[:2]) == 1024
+    assert (out.shape[1] / out.shape[0]) == pytest.approx(8.0, rel=0.01)
+    assert fx / fy == pytest.approx(6.0)
+
+
+def test_pass_quality():
+    tile = [0, 0, 30, 40]  # 0.75: a tile face
+    thin = [0, 0, 10, 40]  # 0.25: a tile in a photo squashed 3x in width
+    q = lambda boxes, scores, factor=1.0: pass_quality(np.array(boxes, np.float32).reshape(-1, 4),
+                                                       np.array(scores, np.float32), factor, 0.25, 3, (0.5, 1.0))
+    assert q([], []) == 0.0
+    assert q([tile] * 4, [0.9, 0.8, 0.7, 0.1]) == pytest.approx(0.8)
+    assert q([tile] * 2, [0.9, 0.1]) == pytest.approx(0.3)  # one sure tile of the three wanted
+    assert q([tile, thin, thin], [0.8, 0.8, 0.8]) == pytest.approx(0.8 / 3)  # two of three badly shaped
+    assert q([thin] * 3, [0.8] * 3, factor=3.0) == pytest.approx(0.8)  # thin boxes of a 3x stretch are tiles
 
 
 @pytest.mark.parametrize("probs, turned, expected", [

@@ -82,18 +82,21 @@ def write_labels(path: Path, labels: np.ndarray) -> None:
     Path(path).write_text("\n".join(lines) + ("\n" if lines else ""))
 
 
-def cut_crop(image: np.ndarray, box, size: int = CROP_STORE, margin: float = CROP_MARGIN) -> tuple[np.ndarray, bool]:
+def cut_crop(image: np.ndarray, box, size: int = CROP_STORE, margin: float = CROP_MARGIN,
+             turned: bool | None = None) -> tuple[np.ndarray, bool]:
     """Square crop of box + margin, resized to size x size, long side of the box turned vertical.
 
     Returns (crop, turned): turned is True when a landscape box was rotated 90 deg clockwise,
-    so the classifier always sees tiles standing up or upside down, never lying.
+    so the classifier always sees tiles standing up or upside down, never lying. Pass turned
+    to decide it yourself (a squashed photo, where the box's shape is not the tile's).
     """
     x1, y1, x2, y2 = [float(v) for v in box]
     w, h = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
     src = np.float32([[x1 - margin * w, y1 - margin * h],
                       [x2 + margin * w, y1 - margin * h],
                       [x2 + margin * w, y2 + margin * h]])
-    turned = w > h
+    if turned is None:
+        turned = w > h
     if turned:  # map the box's left edge to the crop's top: a 90 deg clockwise turn
         dst = np.float32([[size, 0], [size, size], [0, size]])
     else:

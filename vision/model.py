@@ -18,7 +18,14 @@ from vision.dataset import CROP_MARGIN, CROP_STORE, cut_crop
 DETECTOR_FILE = "detector.onnx"
 CLASSIFIER_FILE = "classifier.onnx"
 CONFIG_FILE = "recognizer.json"
-DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64, "tta": True}
+DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64, "tta": True, "tta_below": 0.9,
+            # A photo whose width or height was squashed (a fixed-size resize, a webcam in the wrong
+            # mode, a screenshot) leaves tiles too thin or too flat to find. When the first pass
+            # finds few sure tiles, the detector runs again on the photo stretched by each factor
+            # (width / height) and keeps the pass whose tiles it is surest of.
+            "aspect_retry": {"min_sure": 3, "sure_score": 0.25, "good_quality": 0.6, "tile_shape": [0.5, 1.0],
+                             "count_share": 0.5, "margin": 0.05,
+                             "factors": [0.167, 0.25, 0.4, 0.625, 1.6, 2.5, 4.0, 6.0]}}
 ROTATION_NAMES = ("upright", "sideways", "upside_down", "sideways")  # by quarter turns clockwise
 
 
@@ -61,6 +68,35 @@ def decode_detections(raw: np.ndarray, conf: float, iou: float) -> tuple[np.ndar
     return boxes[idx].astype(np.float32), s[idx].astype(np.float32)
 
 
+def pass_quality(boxes: np.ndarray, scores: np.ndarray, factor: float, sure_score: float, min_sure: int,
+                 tile_shape: tuple[float, float]) -> float:
+    """How sure a detector pass is of having found tiles: the median score of its sure boxes,
+    less when they are few, times the share of them shaped like a tile once the pass's stretch
+    (factor, width/height) is undone. Short side / long side of a tile face is about 0.75; a tile
+    seen at an angle has a squarer box, one in a squashed photo a much thinner one."""
+    sure = scores >= sure_score
+    if not sure.any():
+        return 0.0
+    b = boxes[sure]
+    w, h = (b[:, 2] - b[:, 0]) * factor, b[:, 3] - b[:, 1]
+    ratio = np.minimum(w, h) / np.maximum(np.maximum(w, h), 1e-6)
+    shaped = float(((ratio >= tile_shape[0]) & (ratio <= tile_shape[1])).mean())
+    return float(np.median(scores[sure])) * min(1.0, sure.sum() / min_sure) * shaped
+
+
+def stretch(image: np.ndarray, factor: float, max_side: int = 1024) -> tuple[np.ndarray, float, float]:
+    """The image with its width/height ratio multiplied by factor; returns (image, fx, fy), the
+    scales applied to x and y. The result's long side is at most max_side: the detector
+    letterboxes it to its own smaller input anyway, and a big photo stretched 6x would not fit
+    in memory."""
+    h, w = image.shape[:2]
+    fx, fy = (factor, 1.0) if factor >= 1 else (1.0, 1.0 / factor)
+    shrink = min(1.0, max_side / max(w * fx, h * fy))
+    fx, fy = fx * shrink, fy * shrink
+    size = (max(1, round(w * fx)), max(1, round(h * fy)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA if shrink < 1 else cv2.INTER_LINEAR), fx, fy
+
+
 def image_rotation(rot_probs: np.ndarray, turned: bool) -> str:
     """Rotation of the tile in the photo from the rotation head on the (maybe turned) crop.
 
@@ -94,6 +130,35 @@ class Recognizer:
 
     def detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Tile boxes (N, 4) in image pixels and their detector scores."""
+        boxes, scores, _ = self.detect_with_aspect(image)
+        return boxes, scores
+
+    def detect_with_aspect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """Boxes and scores as detect(), and the width/height stretch that undoes a squashed photo
+        (1.0 for a normal one): a box w x h in the photo is a tile of w*stretch x h in reality."""
+        boxes, scores = self._detect_once(image)
+        retry = {**DEFAULTS["aspect_retry"], **(self.config.get("aspect_retry") or {})}
+        sure, min_sure, shape = float(retry["sure_score"]), int(retry["min_sure"]), tuple(retry["tile_shape"])
+        first = pass_quality(boxes, scores, 1.0, sure, min_sure, shape)
+        if not retry.get("factors") or first >= float(retry["good_quality"]):
+            return boxes, scores, 1.0
+        passes = [(first, int((scores >= sure).sum()), boxes, scores, 1.0)]
+        for factor in retry["factors"]:
+            stretched, fx, fy = stretch(image, float(factor))
+            b, s = self._detect_once(stretched)
+            b = b / np.array([fx, fy, fx, fy], np.float32)
+            passes.append((pass_quality(b, s, float(factor), sure, min_sure, shape), int((s >= sure).sum()),
+                           b, s, float(factor)))
+        # a wrong stretch can merge a row into one sure "tile": only passes that find at least
+        # half as many sure tiles as the most fruitful one compete, and the photo as it is wins
+        # unless another pass is clearly surer
+        most = max(p[1] for p in passes)
+        best = max((p for p in passes if p[1] >= float(retry["count_share"]) * most), key=lambda p: p[0])
+        if best[0] <= first + float(retry["margin"]):
+            return boxes, scores, 1.0
+        return best[2], best[3], best[4]
+
+    def _detect_once(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         size = int(self.config["det_imgsz"])
         lb, scale, px, py = letterbox(image, size)
         x = cv2.cvtColor(lb, cv2.COLOR_BGR2RGB).transpose(2, 0, 1)[None].astype(np.float32) / 255.0
@@ -112,18 +177,24 @@ class Recognizer:
         x = x.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
         logits, rot = self.classifier.run(None, {"image": x})
         p_cls, p_rot = softmax(logits), softmax(rot)
-        if self.config.get("tta"):
-            # the same tile turned upside down: classes agree, rotations shift by two quarters
-            logits2, rot2 = self.classifier.run(None, {"image": np.ascontiguousarray(x[:, :, ::-1, ::-1])})
-            p_cls = (p_cls + softmax(logits2)) / 2
-            p_rot = (p_rot + np.roll(softmax(rot2), 2, axis=1)) / 2
+        unsure = p_cls.max(1) < float(self.config.get("tta_below", 1.0)) if self.config.get("tta") \
+            else np.zeros(len(p_cls), bool)
+        if unsure.any():
+            # a second look at the same tile turned upside down, only where the first was unsure
+            # (most tiles are sure; this keeps the cost down): classes agree, rotations shift by two
+            flipped = np.ascontiguousarray(x[unsure][:, :, ::-1, ::-1])
+            logits2, rot2 = self.classifier.run(None, {"image": flipped})
+            p_cls[unsure] = (p_cls[unsure] + softmax(logits2)) / 2
+            p_rot[unsure] = (p_rot[unsure] + np.roll(softmax(rot2), 2, axis=1)) / 2
         return p_cls, p_rot
 
     def recognize(self, image_bgr: np.ndarray) -> list[dict]:
         image = image_bgr if image_bgr.ndim == 3 else cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
         image = image[..., :3]
-        boxes, scores = self.detect(image)
-        cut = [cut_crop(image, b, CROP_STORE, CROP_MARGIN) for b in boxes]
+        boxes, scores, aspect = self.detect_with_aspect(image)
+        # a squashed photo's boxes have the wrong shape: turn by the tile's true shape
+        cut = [cut_crop(image, b, CROP_STORE, CROP_MARGIN, turned=(b[2] - b[0]) * aspect > b[3] - b[1])
+               for b in boxes]
         crops = np.stack([c for c, _ in cut]) if cut else np.zeros((0, CROP_STORE, CROP_STORE, 3), np.uint8)
         p_cls, p_rot = self.classify_crops(crops)
         out = []
