@@ -9,7 +9,7 @@ import pytest
 
 from vision.calibration import CALIBRATION_ORDER, calibration_labels, rows_of
 from vision.evaluate import average_precision, score
-from vision.model import image_rotation, letterbox, pass_quality, stretch
+from vision.model import image_rotation, input_shape, letterbox, pass_quality, stretch
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "models"
@@ -69,6 +69,14 @@ def test_letterbox_keeps_aspect():
     assert img.shape == (416, 416, 3)
     assert scale == pytest.approx(2.08)
     assert (px, py) == (0.0, 104.0)
+
+
+def test_input_shape_follows_the_photo():
+    assert input_shape(480, 640, 416) == (320, 416, 0.65)  # 312 rounded up to the stride
+    assert input_shape(640, 640, 416) == (416, 416, 0.65)
+    assert input_shape(4000, 100, 416) == (416, 32, 0.104)  # never under one stride
+    img, scale, px, py = letterbox(np.zeros((480, 640, 3), np.uint8), 416, input_shape(480, 640, 416))
+    assert img.shape == (320, 416, 3) and (px, py) == (0.0, 4.0)
 
 
 @pytest.mark.parametrize("squash", [(1 / 3, 1.0), (1.0, 1 / 3)])

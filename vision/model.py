@@ -18,7 +18,9 @@ from vision.dataset import CROP_MARGIN, CROP_STORE, cut_crop
 DETECTOR_FILE = "detector.onnx"
 CLASSIFIER_FILE = "classifier.onnx"
 CONFIG_FILE = "recognizer.json"
-DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64, "tta": True, "tta_below": 0.9,
+DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
+            # the 180-degree second look runs only on crops the first look is less sure of
+            "tta": True, "tta_below": 0.9,
             # A photo whose width or height was squashed (a fixed-size resize, a webcam in the wrong
             # mode, a screenshot) leaves tiles too thin or too flat to find. When the first pass
             # finds few sure tiles, the detector runs again on the photo stretched by each factor
@@ -41,14 +43,26 @@ def make_session(path: Path, threads: int = 2):
     return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
 
 
-def letterbox(image: np.ndarray, size: int) -> tuple[np.ndarray, float, float, float]:
-    """Fit image into size x size keeping aspect, grey padding; returns (img, scale, pad_x, pad_y)."""
+def input_shape(h: int, w: int, size: int, stride: int = 32) -> tuple[int, int, float]:
+    """Network input (height, width) and scale for an h x w image: the long side goes to size,
+    the short side to what the aspect leaves, rounded up to the network's stride, so a 4:3 photo
+    costs a 4:3 input, not a padded square. (Giving a squashed photo's stretched version more
+    pixels than that was tried: its smeared tiles were found less often, not more.)"""
+    scale = size / max(h, w)
+    up = lambda v: max(stride, int(np.ceil(v * scale / stride)) * stride)
+    return up(h), up(w), scale
+
+
+def letterbox(image: np.ndarray, size: int, shape: tuple[int, int, float] | None = None
+              ) -> tuple[np.ndarray, float, float, float]:
+    """Fit image into shape (height, width, scale), default size x size keeping aspect, grey
+    padding around; returns (img, scale, pad_x, pad_y)."""
     h, w = image.shape[:2]
-    scale = min(size / h, size / w)
-    nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
+    out_h, out_w, scale = shape if shape else (size, size, min(size / h, size / w))
+    nh, nw = min(out_h, max(1, round(h * scale))), min(out_w, max(1, round(w * scale)))
     resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-    px, py = (size - nw) // 2, (size - nh) // 2
-    out = np.full((size, size, 3), 114, np.uint8)
+    px, py = (out_w - nw) // 2, (out_h - nh) // 2
+    out = np.full((out_h, out_w, 3), 114, np.uint8)
     out[py:py + nh, px:px + nw] = resized
     return out, scale, float(px), float(py)
 
@@ -126,7 +140,10 @@ class Recognizer:
                 raise OSError(f"missing {name} in {models_dir}")
         self.detector = make_session(models_dir / DETECTOR_FILE, threads)
         self.classifier = make_session(models_dir / CLASSIFIER_FILE, threads)
-        self._det_input = self.detector.get_inputs()[0].name
+        det_in = self.detector.get_inputs()[0]
+        self._det_input = det_in.name
+        # a detector exported with a fixed input takes only size x size squares
+        self._det_rect = not all(isinstance(d, int) for d in det_in.shape[2:])
 
     def detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Tile boxes (N, 4) in image pixels and their detector scores."""
@@ -160,7 +177,8 @@ class Recognizer:
 
     def _detect_once(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         size = int(self.config["det_imgsz"])
-        lb, scale, px, py = letterbox(image, size)
+        shape = input_shape(*image.shape[:2], size) if self._det_rect else None
+        lb, scale, px, py = letterbox(image, size, shape)
         x = cv2.cvtColor(lb, cv2.COLOR_BGR2RGB).transpose(2, 0, 1)[None].astype(np.float32) / 255.0
         raw = self.detector.run(None, {self._det_input: x})[0]
         boxes, scores = decode_detections(raw, float(self.config["det_conf"]), float(self.config["nms_iou"]))

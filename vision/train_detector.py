@@ -91,10 +91,13 @@ def train_detector(data_yaml: Path, run_dir: Path, hours: float | None, epochs: 
 
 
 def export_detector(best_pt: Path, out_path: Path, imgsz: int = DET_IMGSZ) -> Path:
-    """ONNX with raw (1, 5, anchors) output: cx, cy, w, h, score; NMS happens in vision.model."""
+    """ONNX with raw (1, 5, anchors) output: cx, cy, w, h, score; NMS happens in vision.model.
+
+    Height and width are left free so a photo is fed at its own aspect, not padded to a square.
+    """
     from ultralytics import YOLO
 
-    exported = YOLO(str(best_pt)).export(format="onnx", imgsz=imgsz, simplify=False, dynamic=False,
+    exported = YOLO(str(best_pt)).export(format="onnx", imgsz=imgsz, simplify=False, dynamic=True,
                                          opset=17, device="cpu")
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
