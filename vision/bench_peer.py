@@ -50,6 +50,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     report = run_bench(photos, {"ours": ours.recognize, "peer": peer.recognize}, repeat=args.repeat)
     print(json.dumps(report, indent=1) if args.json else format_report(report))
+    if args.record:
+        from .model_card import record
+
+        print(f"recorded in {record(args.models, 'peer', {**report['summary'], 'repeat': args.repeat})}")
     return 0
 
 
@@ -63,6 +67,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per photo (default 3)")
     parser.add_argument("--models", default=str(DEFAULT_MODELS), help="our model folder")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--record", action="store_true",
+                        help="keep the summary in the models' recognizer.json and re-render their README.md")
     return parser
 
 

@@ -98,11 +98,12 @@ def pass_quality(boxes: np.ndarray, scores: np.ndarray, factor: float, sure_scor
     return float(np.median(scores[sure])) * min(1.0, sure.sum() / min_sure) * shaped
 
 
-def stretch(image: np.ndarray, factor: float, max_side: int = 1024) -> tuple[np.ndarray, float, float]:
+def stretch(image: np.ndarray, factor: float, max_side: int) -> tuple[np.ndarray, float, float]:
     """The image with its width/height ratio multiplied by factor; returns (image, fx, fy), the
-    scales applied to x and y. The result's long side is at most max_side: the detector
-    letterboxes it to its own smaller input anyway, and a big photo stretched 6x would not fit
-    in memory."""
+    scales applied to x and y. The result's long side is at most max_side: given the detector's
+    input size, the image is resized once, straight to what the detector takes (measured: a
+    second resize in the letterbox cost a few tiles), and a big photo stretched 6x never has to
+    fit in memory."""
     h, w = image.shape[:2]
     fx, fy = (factor, 1.0) if factor >= 1 else (1.0, 1.0 / factor)
     shrink = min(1.0, max_side / max(w * fx, h * fy))
@@ -161,7 +162,7 @@ class Recognizer:
             return boxes, scores, 1.0
         passes = [(first, int((scores >= sure).sum()), boxes, scores, 1.0)]
         for factor in retry["factors"]:
-            stretched, fx, fy = stretch(image, float(factor))
+            stretched, fx, fy = stretch(image, float(factor), int(self.config["det_imgsz"]))
             b, s = self._detect_once(stretched)
             b = b / np.array([fx, fy, fx, fy], np.float32)
             passes.append((pass_quality(b, s, float(factor), sure, min_sure, shape), int((s >= sure).sum()),

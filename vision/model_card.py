@@ -2,19 +2,72 @@
 from __future__ import annotations
 
 import datetime as _dt
+import json
+from pathlib import Path
 
 
 def _pct(v) -> str:
     return "n/a" if v is None else f"{100 * v:.1f}%"
 
 
+def _cls_rounds(info: dict) -> str:
+    cls = info.get("classifier", {})
+    last = f"{cls.get('epochs')} epochs in {cls.get('train_minutes', 0):.0f} min"
+    rounds = info.get("cls_rounds", [])
+    if not rounds:
+        return f"AdamW, cosine schedule over a {info.get('cls_minutes_budget')} min budget: {last}"
+    done = [f"{e} epochs in {m:.0f} min (peak lr {lr:g})" for e, m, lr in rounds]
+    tuned = "; ".join(done[1:] + [f"{last} (peak lr {info.get('cls_lr', 3e-3):g})"])
+    return (f"AdamW with a cosine schedule over a time budget, from scratch {done[0]}; then fine-tuned, "
+            f"each round from the last one's weights: {tuned}")
+
+
+def _peer_section(peer: dict | None) -> str:
+    if not peer:
+        return ""
+    return f"""
+## Against the open peer (`make bench-peer`, {peer.get('date')})
+
+`mahjong-detector` 0.0.6 (a YOLO11n ONNX riichi detector, 34 classes, no flowers), on {peer['photos']} valid
+photos ({peer['labels']} labelled tiles), both run in one process on this 2-core CPU, {peer.get('repeat', 3)} timed runs each:
+
+| | ours | peer |
+|---|---:|---:|
+| labelled tiles right | {_pct(peer['ours_share_right'])} | {_pct(peer['peer_share_right'])} |
+| on the 34 kinds the peer knows | {_pct(peer['ours_share_right_known'])} | {_pct(peer['peer_share_right_known'])} |
+| median latency per photo | {peer['ours_median_ms']:.1f} ms | {peer['peer_median_ms']:.1f} ms |
+| median of per-photo ratios ours/peer | {peer['latency_ratio']:.2f} | |
+"""
+
+
+def _adapt_section(study: dict | None) -> str:
+    if not study:
+        return ""
+    rows = "\n".join(f"| {r['name']} | {_pct(r['tiles_right'])} | {_pct(r['photos_all_right'])} | "
+                      f"{_pct(r.get('flower_recall'))} | {r.get('seconds', 0):.0f} s |" for r in study["rows"])
+    return f"""
+## Adapting to an unfamiliar tile set (`make bench-adapt`, {study.get('date')})
+
+{study['description']}
+
+| model | tiles right | photos all right | flowers + seasons | adapt time |
+|---|---:|---:|---:|---:|
+{rows}
+"""
+
+
 def _det_rounds(info: dict) -> str:
+    """The detector's training rounds: [epochs, minutes(, max rotation)] each, the last one apart."""
     rounds = info.get("det_rounds", [])
-    last = f"{info.get('det_epochs', 'n/a')} epochs in {info.get('det_minutes') or 0:.0f} min"
+    deg = lambda d: f", +-{d:g} deg rotation" if d != 10.0 else ""
+    last = f"{info.get('det_epochs', 'n/a')} epochs in {info.get('det_minutes') or 0:.0f} min" + \
+        deg(info.get("det_degrees", 10.0))
     if not rounds:
         return "from scratch, " + last
-    first = "; ".join(f"{e} epochs in {m:.0f} min" for e, m in rounds)
-    return f"from scratch {first}; then fine-tuned from that checkpoint (AdamW, lr 0.0005, no warm-up) {last}"
+    done = [f"{r[0]} epochs in {r[1]:.0f} min" + deg(r[2] if len(r) > 2 else 10.0) for r in rounds]
+    tuned = "; ".join(done[1:] + [last])
+    return (f"from scratch {done[0]}; then fine-tuned, each round from the last one's checkpoint "
+            f"(AdamW, lr 0.0005, no warm-up): {tuned}")
 
 
 def model_card(info: dict) -> str:
@@ -31,7 +84,7 @@ Two ONNX models run by `vision/model.py` (onnxruntime, CPU):
 
 | file | what | input | size |
 |---|---|---|---|
-| `detector.onnx` | YOLO11n (ultralytics, trained from scratch), one class "tile" (face-up or face-down) | {info.get('det_imgsz')}x{info.get('det_imgsz')} RGB, letterboxed | {info.get('detector_mb', 0):.1f} MB |
+| `detector.onnx` | YOLO11n (ultralytics, trained from scratch), one class "tile" (face-up or face-down) | RGB, long side {info.get('det_imgsz')}, short side as the photo's aspect leaves (rounded up to 32) | {info.get('detector_mb', 0):.1f} MB |
 | `classifier.onnx` | small residual CNN (`vision/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters): 43 classes + 4-way rotation head | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
 | `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
 | `recognizer.json` | inference settings and the figures below | | |
@@ -62,14 +115,17 @@ with the crop's own turn this gives upright / upside_down / sideways.
 
 - Detector: yolo11n.yaml from scratch, imgsz {info.get('det_imgsz')}, batch 16, mosaic, flips (fine for a
   class-agnostic detector), +-10 deg rotation, {_det_rounds(info)}.
-- Classifier: AdamW, cosine schedule over a {info.get('cls_minutes_budget')} min budget: {cls.get('epochs')} epochs in
-  {cls.get('train_minutes', 0):.0f} min. Crops cut with the box's long side vertical; augmentation:
+- Classifier: {_cls_rounds(info)}. Crops cut with the box's long side vertical; augmentation:
   all four quarter turns, box jitter (shift, scale, aspect, +-8 deg), colour, blur, noise, JPEG,
-  resolution loss; never mirrored. Rotation head trained on portrait boxes (taken as upright),
+  resolution loss; never mirrored; 30% of the synthetic tiles lie askew (up to 45 deg, framed by
+  their upright bounding box). Rotation head trained on portrait boxes (taken as upright),
   landscape boxes (upright or upside down after the turn) and synthetic tiles.
 
-Inference (`recognizer.json`): detector score >= {info.get('det_conf', 0.2)}, NMS IoU 0.5, each tile cropped from the
-full-resolution photo; class probabilities averaged over the crop and the crop turned 180 deg; confidence =
+Inference (`recognizer.json`): detector score >= {info.get('det_conf', 0.2)}, NMS IoU 0.5. When the first pass finds
+few sure, tile-shaped boxes (a photo squashed in width or height, as the publisher's 640x640 resize left
+about one valid photo in seven), the detector runs again on the photo stretched by 1/6 to 6 and keeps the
+surest pass. Each tile is cropped from the full-resolution photo and turned by its true shape; crops the
+classifier is under 90% sure of get a second look turned 180 deg, the two averaged; confidence =
 detector score x class probability.
 
 ## Figures (valid split, full pipeline: detector + classifier, IoU >= 0.5)
@@ -91,6 +147,7 @@ detector score x class probability.
 Flowers and seasons: {fl or 'n/a'}.
 Worst confusions: {conf or 'none'}.
 
+{_peer_section(info.get('peer'))}{_adapt_section(info.get('adapt_study'))}
 ## Limits
 
 - Trained on HK-style tiles with corner indices; Taiwanese sets without indices and with other flower art
@@ -100,3 +157,27 @@ Worst confusions: {conf or 'none'}.
 
 Card written {_dt.date.today().isoformat() if not info.get('date') else info['date']}.
 """
+
+
+def write_card(models_dir) -> Path:
+    """Render models_dir/README.md from the figures kept in models_dir/recognizer.json."""
+    models_dir = Path(models_dir)
+    info = json.loads((models_dir / "recognizer.json").read_text())["training"]
+    out = models_dir / "README.md"
+    out.write_text(model_card(info))
+    return out
+
+
+def record(models_dir, key: str, value: dict) -> Path:
+    """Keep a measured result (peer bench, adapt study) under training[key] and re-render the card."""
+    path = Path(models_dir) / "recognizer.json"
+    config = json.loads(path.read_text())
+    config["training"][key] = {**value, "date": _dt.date.today().isoformat()}
+    path.write_text(json.dumps(config, indent=1))
+    return write_card(models_dir)
+
+
+if __name__ == "__main__":
+    import sys
+
+    print(write_card(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent / "models"))

@@ -25,7 +25,8 @@ ART_SETS = {
 # Face-down colours seen on real sets (BGR): greens, blues, yellow, orange, pink, purple, dark.
 BACK_COLOURS = np.array([
     [60, 140, 40], [40, 110, 20], [90, 170, 70], [170, 110, 30], [200, 150, 60], [140, 60, 20],
-    [40, 200, 230], [30, 140, 240], [150, 110, 230], [150, 60, 140], [50, 60, 60], [200, 200, 200],
+    # no white or ivory: a blank back would be the 白 tile (white dragon) of many sets
+    [40, 200, 230], [30, 140, 240], [150, 110, 230], [150, 60, 140], [50, 60, 60],
     [70, 70, 170], [120, 160, 40],
 ], np.float32)
 
@@ -140,12 +141,28 @@ def _warp_tile(tile: np.ndarray, mask: np.ndarray, rng: np.random.Generator, til
     return t, k
 
 
+def _rotate_tile(tile: np.ndarray, mask: np.ndarray, angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """Tile and mask turned by angle degrees on a canvas grown to hold all of it."""
+    h, w = mask.shape
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+    cos, sin = abs(m[0, 0]), abs(m[0, 1])
+    out_w, out_h = int(np.ceil(w * cos + h * sin)), int(np.ceil(w * sin + h * cos))
+    m[:, 2] += (out_w - w) / 2, (out_h - h) / 2
+    return (cv2.warpAffine(tile, m, (out_w, out_h), flags=cv2.INTER_LINEAR),
+            cv2.warpAffine(mask, m, (out_w, out_h), flags=cv2.INTER_LINEAR))
+
+
 def render_crop(cls: int, faces_by_cls: dict, rng: np.random.Generator,
-                backgrounds: list[np.ndarray] | None = None, size: int = CROP_STORE) -> np.ndarray:
-    """One classifier crop (size x size BGR uint8) of class cls, upright, framed like dataset.cut_crop."""
+                backgrounds: list[np.ndarray] | None = None, size: int = CROP_STORE,
+                max_angle: float = 0.0) -> np.ndarray:
+    """One classifier crop (size x size BGR uint8) of class cls, framed like dataset.cut_crop:
+    upright, or turned up to max_angle degrees either way (tiles scattered on a table), the
+    frame then being the turned tile's upright bounding box, as a detector's box would be."""
     face = None if cls == BACK_CLASS else faces_by_cls[cls][rng.integers(len(faces_by_cls[cls]))]
     tile, mask = tile_image(face, rng, height=int(rng.integers(70, 130)))
     tile, mask = _warp_tile(tile, mask, rng, tilt=0.08)
+    if max_angle:
+        tile, mask = _rotate_tile(tile, mask, rng.uniform(-max_angle, max_angle))
     th, tw = mask.shape
     # canvas = tile box + margin, as the crop cutter frames a detected box
     canvas_h, canvas_w = int(th * (1 + 2 * CROP_MARGIN)), int(tw * (1 + 2 * CROP_MARGIN))

@@ -30,9 +30,14 @@ def parse(argv):
     ap.add_argument("--det-epochs", type=int, default=40, help="detector epoch cap")
     ap.add_argument("--det-weights", help="skip detector training, export this ultralytics .pt")
     ap.add_argument("--det-init", help="fine-tune the detector from this .pt instead of from scratch")
+    ap.add_argument("--det-degrees", type=float, default=10.0,
+                    help="detector augmentation: random rotation up to this many degrees")
     ap.add_argument("--cls-minutes", type=float, default=35.0, help="classifier time budget")
-    ap.add_argument("--cls-init", help="start the classifier from these PyTorch weights")
+    ap.add_argument("--cls-init", help="fine-tune the classifier from these PyTorch weights")
+    ap.add_argument("--cls-lr", type=float, default=3e-3, help="classifier peak learning rate")
     ap.add_argument("--skip-classifier", action="store_true", help="keep models/classifier.* as they are")
+    ap.add_argument("--evaluate-only", action="store_true",
+                    help="train nothing: measure the models in --models again and rewrite their card")
     return ap.parse_args(argv)
 
 
@@ -48,8 +53,7 @@ def main(argv=None) -> int:
     from vision import train_classifier as tc
     from vision import train_detector as td
     from vision.cls_net import CLS_INPUT, TileNet
-    from vision.evaluate import evaluate, format_report
-    from vision.model import CONFIG_FILE, DEFAULTS, Recognizer
+    from vision.model import CONFIG_FILE, DEFAULTS
 
     torch.set_num_threads(args.threads)
     models, work = Path(args.models), Path(args.work)
@@ -61,6 +65,12 @@ def main(argv=None) -> int:
     if card_path.exists():  # keep what a previous stage measured when a stage is skipped
         info = {**json.loads(card_path.read_text()).get("training", {}), **info}
 
+    if args.evaluate_only:
+        config = json.loads(card_path.read_text())
+        config["inference"] = {**DEFAULTS, "cls_input": CLS_INPUT}
+        evaluate_and_card(models, data_root, config, args.threads)
+        return 0
+
     t0 = time.time()
     if args.det_weights:
         best = Path(args.det_weights)
@@ -68,12 +78,15 @@ def main(argv=None) -> int:
         yaml = td.prepare_detector_data(data_root, artwork, work / "det_data", seed=args.seed, back_share=0.4)
         best = td.train_detector(yaml, work / "runs", args.det_hours, args.det_epochs, seed=args.seed,
                                  threads=args.threads, resume_from=Path(args.det_init) if args.det_init else None,
-                                 name="det_finetune" if args.det_init else "det")
+                                 name="det_finetune" if args.det_init else "det", degrees=args.det_degrees)
     if args.det_init and info.get("det_epochs"):  # a fine-tuning round: remember the rounds before it
-        info["det_rounds"] = info.get("det_rounds", []) + [[info["det_epochs"], info["det_minutes"]]]
+        info["det_rounds"] = info.get("det_rounds", []) + [
+            [info["det_epochs"], info["det_minutes"], info.get("det_degrees", 10.0)]]
     elif not args.det_weights:
         info.pop("det_rounds", None)
     info["det_epochs"], info["det_minutes"], info["det_map50_1class"] = _detector_log(best)
+    if not args.det_weights:
+        info["det_degrees"] = args.det_degrees
     td.export_detector(best, models / "detector.onnx")
 
     if not args.skip_classifier:
@@ -82,17 +95,39 @@ def main(argv=None) -> int:
         metrics = tc.train_classifier(data_root, artwork, cls_work, models / "classifier.onnx", args.cls_minutes,
                                       seed=args.seed, threads=args.threads,
                                       init_weights=Path(args.cls_init) if args.cls_init else None,
-                                      log=lambda s: print(s, flush=True))
+                                      lr=args.cls_lr, log=lambda s: print(s, flush=True))
         torch.save(torch.load(cls_work / "classifier_last.pt"), models / "classifier.pt")
+        before = info.get("classifier")
+        if args.cls_init and before:  # a fine-tuning round: remember the rounds before it
+            info["cls_rounds"] = info.get("cls_rounds", []) + [
+                [before.get("epochs"), before.get("train_minutes"), info.get("cls_lr", 3e-3)]]
+        else:
+            info.pop("cls_rounds", None)
         info["classifier"] = {k: v for k, v in metrics.items() if k != "per_class_recall"}
         info["cls_minutes_budget"] = args.cls_minutes
+        info["cls_lr"] = args.cls_lr
     info["cls_params"] = sum(p.numel() for p in TileNet().parameters())
     info["train_images"] = len(list((data_root / "images" / "train").iterdir()))
 
-    info["det_conf"] = DEFAULTS["det_conf"]
-    config = {"inference": {**DEFAULTS, "cls_input": CLS_INPUT}, "training": info}
+    info["total_minutes"] = (time.time() - t0) / 60
+    evaluate_and_card(models, data_root, {"inference": {**DEFAULTS, "cls_input": CLS_INPUT}, "training": info},
+                      args.threads)
+    print(f"models written to {models} in {info['total_minutes']:.0f} min", flush=True)
+    return 0
+
+
+def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int) -> None:
+    """Measure the models on the valid split (and boxes-only photos), keep the figures in
+    recognizer.json and write the model card."""
+    from vision.evaluate import evaluate, format_report
+    from vision.model import CONFIG_FILE, Recognizer
+    from vision.model_card import write_card
+
+    info = config["training"]
+    info["det_conf"] = config["inference"]["det_conf"]
+    card_path = models / CONFIG_FILE
     card_path.write_text(json.dumps(config, indent=1))
-    rec = Recognizer(models, threads=args.threads)
+    rec = Recognizer(models, threads=threads)
     info["valid_report"] = evaluate(data_root / "images" / "valid", rec)
     print(format_report(info["valid_report"]), flush=True)
     boxes_only = data_root / "boxes-only"
@@ -100,14 +135,8 @@ def main(argv=None) -> int:
         info["boxes_only_report"] = evaluate(boxes_only, rec, classes=False)
     info["detector_mb"] = (models / "detector.onnx").stat().st_size / 1e6
     info["classifier_mb"] = (models / "classifier.onnx").stat().st_size / 1e6
-    info["total_minutes"] = (time.time() - t0) / 60
     card_path.write_text(json.dumps(config, indent=1))
-
-    from vision.model_card import model_card
-
-    (models / "README.md").write_text(model_card(info))
-    print(f"models written to {models} in {info['total_minutes']:.0f} min", flush=True)
-    return 0
+    write_card(models)
 
 
 def _detector_log(best_pt: Path):

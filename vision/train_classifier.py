@@ -19,6 +19,7 @@ from vision.dataset import BACK_CLASS, NUM_CLASSES, crops_from_pairs, list_split
 FLOWER_CLASSES = tuple(range(34, 42))
 WHITE_CLASS = 33  # blank or framed: looks the same upside down
 SQUARE_ASPECT = 1.15  # boxes closer to square than this say nothing about the tile's rotation
+TILTED_SHARE = 0.3  # synthetic tiles drawn askew, as tiles lie when a hand is pushed over
 
 
 def crop_cache(data_root: Path, cache_dir: Path, split: str) -> dict:
@@ -74,7 +75,9 @@ class TileCrops(torch.utils.data.Dataset):
             base, pair = rotation_prior(bool(self.real["turned"][j]), float(self.real["aspect"][j]))
         else:
             cls = int(self.synth_cls[i - len(self.real_index)])
-            x = to_input(synth.render_crop(cls, self.faces, rng, self.backgrounds), rng, strength=0.6)
+            tilted = rng.random() < TILTED_SHARE
+            crop = synth.render_crop(cls, self.faces, rng, self.backgrounds, max_angle=45.0 if tilted else 0.0)
+            x = to_input(crop, rng, strength=0.6)
             base, pair = (None, False) if cls == BACK_CLASS else (0, cls == WHITE_CLASS)
         x = photometric(x, rng)
         k = int(rng.integers(4))

@@ -63,7 +63,8 @@ def _cpu_callbacks(threads: int, workers: int):
 
 
 def train_detector(data_yaml: Path, run_dir: Path, hours: float | None, epochs: int, seed: int = 0,
-                   threads: int = 2, workers: int = 2, resume_from: Path | None = None, name: str = "det") -> Path:
+                   threads: int = 2, workers: int = 2, resume_from: Path | None = None, name: str = "det",
+                   degrees: float = 10.0) -> Path:
     """Train yolo11n from scratch, or fine-tune resume_from at a low rate; returns the best .pt path."""
     import torch
     from ultralytics import YOLO
@@ -76,7 +77,7 @@ def train_detector(data_yaml: Path, run_dir: Path, hours: float | None, epochs: 
         data=str(data_yaml), imgsz=DET_IMGSZ, epochs=epochs, batch=16, device="cpu", workers=workers,
         project=str(Path(run_dir).resolve()), name=name, exist_ok=True, seed=seed, deterministic=False,
         plots=False, amp=False, verbose=False, pretrained=False, single_cls=True,
-        degrees=10.0, flipud=0.5, fliplr=0.5, mosaic=1.0, close_mosaic=2, scale=0.5,
+        degrees=degrees, flipud=0.5, fliplr=0.5, mosaic=1.0, close_mosaic=2, scale=0.5,
         hsv_h=0.02, hsv_s=0.6, hsv_v=0.4, patience=100, cache=True,
     )
     if resume_from:  # a second round: no warm-up, small steps, so the first round's gains survive
