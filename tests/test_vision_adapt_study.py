@@ -1,0 +1,88 @@
+"""The adaptation study's synthetic photos: labels that match the tiles drawn, calibration order."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision import adapt_study as study
+from vision.calibration import CALIBRATION_ORDER, calibration_labels, rows_of
+from vision.dataset import labels_to_xyxy, read_labels
+from vision.evaluate import iou_matrix
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.fixture(scope="module")
+def tileset(tmp_path_factory):
+    """The KDE `traditional` set, rendered once; CI without ../shared or librsvg skips."""
+    if not (DATA / study.KMAHJONGG / "traditional.svgz").exists():
+        pytest.skip("no kmahjongglib artwork under ../shared/data")
+    if not study.rsvg_available():
+        pytest.skip("librsvg / cairo not installed")
+    return study.render_tileset(DATA, "traditional", tmp_path_factory.mktemp("tilesets"))
+
+
+def test_every_class_has_a_face_and_the_bodies_hold_them(tileset):
+    assert sorted(tileset["faces"]) == list(range(42))
+    assert len(tileset["bodies"]) == 4
+    fh, fw = tileset["faces"][0].shape[:2]
+    for body in tileset["bodies"]:
+        bh, bw = body["bgra"].shape[:2]
+        x, y = body["face_xy"]
+        assert 0 <= x <= bw - fw and 0 <= y <= bh - fh
+        # the face sits on the opaque top of the tile, not on its side or shadow
+        assert body["bgra"][y:y + fh, x:x + fw, 3].mean() > 250
+
+
+@pytest.mark.parametrize("kind, seed", [("hand", 0), ("hand", 5), ("scatter", 1)])
+def test_photo_labels_match_the_tiles_drawn(tileset, tmp_path, kind, seed):
+    rng = np.random.default_rng(seed)
+    image, cls, boxes = study.compose_photo(tileset, kind, rng)
+    h, w = image.shape[:2]
+    assert 1000 <= w <= 1600 and image.dtype == np.uint8
+    assert len(cls) == len(boxes) >= (13 if kind == "hand" else 8)
+    assert ((cls >= 0) & (cls < 42)).all()
+    assert (boxes[:, :2] >= 0).all() and (boxes[:, 2] <= w).all() and (boxes[:, 3] <= h).all()
+    tall = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    assert (tall > 45).all() and (tall < 220).all()
+    # one box per tile: neighbours in a row touch, none is labelled twice
+    iou = iou_matrix(boxes, boxes)
+    assert iou[~np.eye(len(boxes), dtype=bool)].max() < 0.3
+    path = study.write_photo(tmp_path, "p", image, cls, boxes)
+    back_cls, back_boxes = labels_to_xyxy(read_labels(tmp_path / "labels" / "p.txt"), w, h)
+    assert path.exists()
+    assert (back_cls == cls).all()
+    assert np.abs(back_boxes - boxes).max() < 0.01
+
+
+def test_hand_rows_do_not_overlap_and_melds_lie_sideways():
+    for seed in range(20):
+        placed = study.hand_layout(np.random.default_rng(seed), 0.8)
+        rows = {}
+        for p in placed:
+            rows.setdefault(p["y"] < -0.6, []).append(p)  # the second row lies 1.15-1.8 tiles behind
+        for row in rows.values():
+            assert 13 <= len(row) <= 17 + 3
+            spans = sorted((p["x"] - (1 if p["turn"] else 0.8) / 2, p["x"] + (1 if p["turn"] else 0.8) / 2)
+                           for p in row)
+            assert all(a[1] <= b[0] + 1e-9 for a, b in zip(spans, spans[1:]))
+        assert all(p["turn"] in (0, 1) for p in placed)
+
+
+def test_scattered_tiles_keep_apart():
+    placed = study.scatter_layout(np.random.default_rng(3), 0.8)
+    xy = np.array([[p["x"], p["y"]] for p in placed])
+    dist = np.hypot(*(xy[:, None] - xy[None]).transpose(2, 0, 1))
+    assert 8 <= len(placed) <= 30
+    assert dist[~np.eye(len(xy), dtype=bool)].min() > 1.25
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_calibration_photo_reads_back_in_calibration_order(tileset, seed):
+    image, cls, boxes = study.compose_photo(tileset, "calibration", np.random.default_rng(seed))
+    assert len(boxes) == 42
+    order = [i for row in rows_of(boxes) for i in row]
+    assert tuple(cls[order]) == CALIBRATION_ORDER
+    assert (calibration_labels(boxes) == cls).all()
