@@ -52,6 +52,8 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("folder", help="folder with images/ and labels/ (or both side by side)")
     ev.add_argument("--models", default=str(DEFAULT_MODELS), metavar="DIR", help="model folder")
     ev.add_argument("--boxes-only", action="store_true", help="labels carry no real class: score boxes only")
+    ev.add_argument("--as-published", action="store_true",
+                    help="score on the labels as published, without the reviewed fixes in vision/label_fixes.json")
     ev.add_argument("--json", action="store_true", help="print the report as JSON")
     ev.set_defaults(run=_evaluate)
 
@@ -86,7 +88,8 @@ def _evaluate(args) -> int:
     if not folder.is_dir():
         raise InputError(f"no such folder: {folder}")
     evaluation = _import("evaluate")
-    report = evaluation.evaluate(folder, _recognizer(args.models), classes=not args.boxes_only)
+    fixes = None if args.as_published else _import("label_fixes").load_fixes()
+    report = evaluation.evaluate(folder, _recognizer(args.models), classes=not args.boxes_only, fixes=fixes)
     if args.json:
         print(json.dumps(report, ensure_ascii=False, default=str))
     else:

@@ -120,6 +120,7 @@ def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int)
     """Measure the models on the valid split (and boxes-only photos), keep the figures in
     recognizer.json and write the model card."""
     from vision.evaluate import evaluate, format_report
+    from vision.label_fixes import load_fixes
     from vision.model import CONFIG_FILE, Recognizer
     from vision.model_card import write_card
 
@@ -128,7 +129,7 @@ def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int)
     card_path = models / CONFIG_FILE
     card_path.write_text(json.dumps(config, indent=1))
     rec = Recognizer(models, threads=threads)
-    info["valid_report"] = evaluate(data_root / "images" / "valid", rec)
+    info["valid_report"] = evaluate(data_root / "images" / "valid", rec, fixes=load_fixes())
     print(format_report(info["valid_report"]), flush=True)
     boxes_only = data_root / "boxes-only"
     if boxes_only.is_dir():
