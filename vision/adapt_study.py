@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import configparser
-import ctypes
 import gzip
 import hashlib
 import json
@@ -29,6 +28,7 @@ import numpy as np
 from vision import synth
 from vision.calibration import CALIBRATION_ORDER
 from vision.dataset import NUM_FACE_CLASSES, read_labels, write_labels, xyxy_to_labels
+from vision.svg_render import SvgDocument, rsvg_available  # noqa: F401 (rsvg_available: tests)
 
 ROOT = Path(__file__).resolve().parent.parent
 KMAHJONGG = "artwork/kmahjongglib"
@@ -51,90 +51,6 @@ BODIES = ("TILE_1", "TILE_2", "TILE_3", "TILE_4")  # one tile body per viewing a
 RENDER_SCALE = 3  # KDE faces are 69x89 units: x3 is sharp for tiles up to ~250 px tall
 TEST_PHOTOS = 40
 ADAPT_PHOTOS = 5
-
-
-# --- rendering the SVG tileset with librsvg through ctypes ----------------------------------------
-
-class _Rect(ctypes.Structure):
-    _fields_ = [("x", ctypes.c_double), ("y", ctypes.c_double),
-                ("width", ctypes.c_double), ("height", ctypes.c_double)]
-
-
-class _Dimensions(ctypes.Structure):
-    _fields_ = [("width", ctypes.c_int), ("height", ctypes.c_int), ("em", ctypes.c_double), ("ex", ctypes.c_double)]
-
-
-def _libraries():
-    """librsvg, cairo and gobject with the signatures used here; OSError when one is missing."""
-    rsvg, cairo, gobject = (ctypes.CDLL(n) for n in ("librsvg-2.so.2", "libcairo.so.2", "libgobject-2.0.so.0"))
-    p, rect = ctypes.c_void_p, ctypes.POINTER(_Rect)
-    rsvg.rsvg_handle_new_from_data.restype = p
-    rsvg.rsvg_handle_new_from_data.argtypes = [ctypes.c_char_p, ctypes.c_size_t, p]
-    rsvg.rsvg_handle_get_dimensions.argtypes = [p, ctypes.POINTER(_Dimensions)]
-    rsvg.rsvg_handle_get_geometry_for_layer.argtypes = [p, ctypes.c_char_p, rect, rect, rect, p]
-    rsvg.rsvg_handle_render_layer.argtypes = [p, p, ctypes.c_char_p, rect, p]
-    gobject.g_object_unref.argtypes = [p]
-    cairo.cairo_image_surface_create.restype = p
-    cairo.cairo_image_surface_create.argtypes = [ctypes.c_int, ctypes.c_int, ctypes.c_int]
-    cairo.cairo_create.restype = p
-    cairo.cairo_image_surface_get_data.restype = p
-    for name in ("cairo_create", "cairo_image_surface_get_data", "cairo_image_surface_get_stride",
-                 "cairo_surface_flush", "cairo_destroy", "cairo_surface_destroy"):
-        getattr(cairo, name).argtypes = [p]
-    cairo.cairo_scale.argtypes = cairo.cairo_translate.argtypes = [p, ctypes.c_double, ctypes.c_double]
-    return rsvg, cairo, gobject
-
-
-def rsvg_available() -> bool:
-    try:
-        _libraries()
-        return True
-    except OSError:
-        return False
-
-
-class SvgDocument:
-    """One SVG file; renders single elements, in document coordinates, to BGRA arrays."""
-
-    def __init__(self, data: bytes):
-        self.rsvg, self.cairo, self.gobject = _libraries()
-        self.handle = self.rsvg.rsvg_handle_new_from_data(data, len(data), None)
-        if not self.handle:
-            raise ValueError("librsvg cannot read this SVG")
-        size = _Dimensions()
-        self.rsvg.rsvg_handle_get_dimensions(self.handle, ctypes.byref(size))
-        # the document at its own size: element rects then come in document units
-        self.viewport = _Rect(0, 0, size.width, size.height)
-
-    def close(self) -> None:
-        self.gobject.g_object_unref(self.handle)
-
-    def element_rect(self, element: str) -> tuple[float, float, float, float] | None:
-        """x, y, width, height of the element's logical extent; None when it is absent."""
-        ink, logical = _Rect(), _Rect()
-        ok = self.rsvg.rsvg_handle_get_geometry_for_layer(self.handle, f"#{element}".encode(), ctypes.byref(
-            self.viewport), ctypes.byref(ink), ctypes.byref(logical), None)
-        return (logical.x, logical.y, logical.width, logical.height) if ok else None
-
-    def render(self, element: str, rect, scale: float) -> np.ndarray:
-        """The element's pixels inside rect (document units) as straight-alpha BGRA uint8."""
-        x, y, w, h = rect
-        pw, ph = int(round(w * scale)), int(round(h * scale))
-        c = self.cairo
-        surface = c.cairo_image_surface_create(0, pw, ph)  # 0 = CAIRO_FORMAT_ARGB32, premultiplied
-        cr = c.cairo_create(surface)
-        c.cairo_scale(cr, scale, scale)
-        c.cairo_translate(cr, -x, -y)
-        self.rsvg.rsvg_handle_render_layer(self.handle, cr, f"#{element}".encode(), ctypes.byref(self.viewport), None)
-        c.cairo_surface_flush(surface)
-        stride = c.cairo_image_surface_get_stride(surface)
-        raw = ctypes.string_at(c.cairo_image_surface_get_data(surface), stride * ph)
-        c.cairo_destroy(cr)
-        c.cairo_surface_destroy(surface)
-        px = np.frombuffer(raw, np.uint8).reshape(ph, stride // 4, 4)[:, :pw].astype(np.float32)
-        alpha = px[..., 3:4]
-        px[..., :3] = np.where(alpha > 0, px[..., :3] * 255 / np.maximum(alpha, 1), 0)
-        return np.clip(px, 0, 255).astype(np.uint8)
 
 
 def _desktop(path: Path) -> dict:
@@ -243,7 +159,8 @@ def tile_picture(tileset: dict, cls: int, view: int | None, rng: np.random.Gener
         tile, alpha = tile[oy:oy + fh, ox:ox + fw], alpha[oy:oy + fh, ox:ox + fw]
         alpha = np.minimum(alpha, synth._rounded_mask(fh, fw, 0.06 * fh) / 255)
     ys, xs = np.nonzero(alpha > 0)
-    tile, alpha = tile[ys.min():ys.max() + 1, xs.min():xs.max() + 1], alpha[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+    rows, cols = slice(ys.min(), ys.max() + 1), slice(xs.min(), xs.max() + 1)
+    tile, alpha = tile[rows, cols], alpha[rows, cols]
     width = max(1, int(round(height * tile.shape[1] / tile.shape[0])))
     bgr = cv2.resize(tile[..., :3], (width, height), interpolation=cv2.INTER_AREA)
     mask = cv2.resize(alpha, (width, height), interpolation=cv2.INTER_AREA)
@@ -525,7 +442,7 @@ def score_models(models_dir: Path, folder: Path) -> dict:
 
     r = evaluate(folder, Recognizer(models_dir), progress=False)
     keys = ("photos", "labelled_tiles", "tiles_found", "tiles_right", "photos_all_right", "flower_recall",
-            "precision", "confusions")
+            "precision", "confusions", "per_class_recall")
     return {k: r[k] for k in keys}
 
 
@@ -557,7 +474,8 @@ def run_study(data_root: Path, models_dir: Path, work: Path, set_name: str, seed
            "models": {p.name: hashlib.sha256(p.read_bytes()).hexdigest()[:12] for p in sorted(shipped.glob("*.onnx"))},
            "before": score_models(shipped, test)}
     log(f"shipped model: {out['before']['tiles_right']:.1%} tiles right")
-    for path, source, call in (("folder", folder, adapt.adapt_folder), ("calibration", calibration, adapt.adapt_calibration)):
+    paths = (("folder", folder, adapt.adapt_folder), ("calibration", calibration, adapt.adapt_calibration))
+    for path, source, call in paths:
         models = fresh_models(shipped, run / f"models-{path}")
         t0 = time.time()
         try:
@@ -589,6 +507,28 @@ def unseen_classes(adapt_folder: Path, test_folder: Path, after: dict) -> dict:
     return {"classes": [class_name(c) for c in missing], "test_tiles": tiles, "read_right": round(right)}
 
 
+def card_summary(r: dict) -> dict:
+    """The study's figures as the model card shows them: one row per model."""
+    b = r["before"]
+    rows = [{"name": "shipped model", **{k: b[k] for k in ("tiles_right", "photos_all_right", "flower_recall")},
+             "seconds": 0}]
+    for path, name in (("folder", f"after `adapt --folder` on {r['adapt_photos']} photos"),
+                       ("calibration", "after `adapt --calibration` on 1 photo")):
+        if "error" in r[path]:
+            continue
+        after = r[path]["after"]
+        rows.append({"name": name, **{k: after[k] for k in ("tiles_right", "photos_all_right", "flower_recall")},
+                     "seconds": r[path]["adapt"]["wall_seconds"]})
+    description = (f"KDE kmahjongglib set `{r['set']}` (GPL artwork, rendered under /tmp only, never shipped or "
+                   f"trained on) on synthetic table photos: {b['photos']} test photos, {b['labelled_tiles']} tiles, "
+                   f"seed {r['seed']}. The detector finds {b['tiles_found']:.1%} of these tiles, which caps every row.")
+    unseen = r["folder"].get("unseen_classes")
+    if unseen and unseen["classes"]:
+        description += (f" The {r['adapt_photos']} adapt photos show no {', '.join(unseen['classes'])}: of those "
+                        f"{unseen['test_tiles']} test tiles, {unseen['read_right']} were read right.")
+    return {"description": description, "rows": rows}
+
+
 def format_table(r: dict) -> str:
     """The before/after table printed at the end of the study."""
     def row(name: str, s: dict, seconds: str) -> str:
@@ -617,17 +557,23 @@ def format_table(r: dict) -> str:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.adapt_study", description=__doc__.splitlines()[0])
-    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"), help="folder holding artwork/ and the photos")
+    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"),
+                    help="folder holding artwork/ and the photos")
     ap.add_argument("--models", default=str(ROOT / "models"), help="shipped models (only copied)")
     ap.add_argument("--work", default="/tmp/adapt-study", help="renders, photos and model copies go here")
     ap.add_argument("--set", default="traditional", choices=SETS, help="kmahjongglib tileset to study")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", help="write every figure to this file")
+    ap.add_argument("--record", action="store_true", help="keep the result in the model card (models/README.md)")
     args = ap.parse_args(argv)
     result = run_study(Path(args.data), Path(args.models), Path(args.work), args.set, args.seed)
     print(format_table(result))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1, ensure_ascii=False, default=float))
+    if args.record:
+        from .model_card import record
+
+        print(f"recorded in {record(args.models, 'adapt_study', card_summary(result))}")
     return 0
 
 

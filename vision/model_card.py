@@ -47,11 +47,15 @@ photos ({peer['labels']} labelled tiles), both run in one process on this 2-core
 """
 
 
+def _seconds(v) -> str:
+    return f"{v:.0f} s" if v else "-"
+
+
 def _adapt_section(study: dict | None) -> str:
     if not study:
         return ""
     rows = "\n".join(f"| {r['name']} | {_pct(r['tiles_right'])} | {_pct(r['photos_all_right'])} | "
-                      f"{_pct(r.get('flower_recall'))} | {r.get('seconds', 0):.0f} s |" for r in study["rows"])
+                      f"{_pct(r.get('flower_recall'))} | {_seconds(r.get('seconds'))} |" for r in study["rows"])
     return f"""
 ## Adapting to an unfamiliar tile set (`make bench-adapt`, {study.get('date')})
 
