@@ -133,11 +133,13 @@ with the crop's own turn this gives upright / upside_down / sideways.
   for the figures below only. Photos are HK-style tiles, squashed to 640x640 by the publisher.
   The splits share table sessions, so valid is an in-domain check, not an unseen-table test.
 - **Synthetic tiles** rendered by `vision/synth.py` from artwork faces: Wikimedia "Unicode Mahjong Tiles
-  (color)" (public domain) and GNOME Mahjongg themes smooth / edu_kang_xi / postmodern (GPL-2+, used only
-  to train; no artwork is shipped). Face-down tiles (`back`) exist only as synthetic renders (plain coloured
-  bodies with bevel), also pasted into {int(100 * info.get('back_share', 0))}% of the detector's training photos.
+  (color)" (public domain), FluffyStuff riichi-mahjong-tiles (CC0; suits and honours, rendered from SVG
+  at training time) and GNOME Mahjongg themes smooth / edu_kang_xi / postmodern (GPL-2+, used only
+  to train; no artwork is shipped). Faces drawn on a plain tile body get their strokes thickened or
+  thinned a pixel, or their ink recoloured, on some tiles: sets differ in both. Face-down tiles
+  (`back`) exist only as synthetic renders (plain coloured bodies with bevel), also pasted into {int(100 * info.get('back_share', 0))}% of the detector's training photos.
   Each classifier epoch adds {cls.get('synthetic_per_epoch')} fresh synthetic tiles (300 per flower/season class,
-  1500 backs, 60 per other class); real flower/season crops are repeated 3x.
+  1500 backs, 100 per other class); real flower/season crops are repeated 3x.
 
 ## Training
 

@@ -22,6 +22,14 @@ ART_SETS = {
     "gnome-mahjongg/rendered-postmodern": (range(33), True),
 }
 
+# Artwork kept as SVG (one face per file, no tile body), rendered once into a cache by librsvg.
+# FluffyStuff's riichi set (CC0) has the 34 suit and honour faces, in a third 萬 and 條 style.
+SVG_SETS = {
+    "fluffystuff-riichi-cc0": [f"{suit}{n}" for suit in ("Man", "Pin", "Sou") for n in range(1, 10)]
+    + ["Ton", "Nan", "Shaa", "Pei", "Chun", "Hatsu", "Haku"],
+}
+SVG_HEIGHT = 300
+
 # Face-down colours seen on real sets (BGR): greens, blues, yellow, orange, pink, purple, dark.
 BACK_COLOURS = np.array([
     [60, 140, 40], [40, 110, 20], [90, 170, 70], [170, 110, 30], [200, 150, 60], [140, 60, 20],
@@ -31,9 +39,36 @@ BACK_COLOURS = np.array([
 ], np.float32)
 
 
-def load_faces(artwork_root: Path) -> list[dict]:
-    """Every usable face image: dicts with cls, rgba (H,W,4 uint8) and has_body (art includes the tile)."""
+def render_svg_sets(artwork_root: Path, cache: Path, log=print) -> list[Path]:
+    """Folders of NN_name.png faces rendered from SVG_SETS (cached); none when librsvg is missing."""
+    from vision.svg_render import render_file, rsvg_available
+
+    if not rsvg_available():
+        log("librsvg not found: training without the SVG artwork sets")
+        return []
+    folders = []
+    for folder, names in SVG_SETS.items():
+        src, out = Path(artwork_root) / folder, Path(cache) / folder
+        if not src.is_dir():
+            continue
+        out.mkdir(parents=True, exist_ok=True)
+        for cls, name in enumerate(names):
+            png = out / f"{cls:02d}_{name}.png"
+            if not png.exists():
+                cv2.imwrite(str(png), render_file(src / f"{name}.svg", SVG_HEIGHT))
+        folders.append(out)
+    return folders
+
+
+def load_faces(artwork_root: Path, rendered: list[Path] = ()) -> list[dict]:
+    """Every usable face image: dicts with cls, rgba (H,W,4 uint8) and has_body (art includes the tile).
+    rendered: folders from render_svg_sets (faces only, every class they hold)."""
     faces = []
+    for d in rendered:
+        for f in sorted(Path(d).glob("*.png")):
+            img = cv2.imread(str(f), cv2.IMREAD_UNCHANGED)
+            if img is not None and img.ndim == 3 and img.shape[2] == 4:
+                faces.append({"cls": int(f.name[:2]), "rgba": img, "has_body": False})
     for folder, (classes, has_body) in ART_SETS.items():
         d = Path(artwork_root) / folder
         if not d.is_dir():
@@ -88,12 +123,25 @@ def tile_image(face: dict | None, rng: np.random.Generator, height: int = 120) -
     if face is not None:
         fh, fw = int(height * rng.uniform(0.78, 0.9)), int(width * rng.uniform(0.78, 0.9))
         art = cv2.resize(face["rgba"], (fw, fh), interpolation=cv2.INTER_AREA).astype(np.float32)
+        art = _ink_variation(art, rng)
         y0, x0 = (height - fh) // 2 + rng.integers(-2, 3), (width - fw) // 2 + rng.integers(-2, 3)
         y0, x0 = int(np.clip(y0, 0, height - fh)), int(np.clip(x0, 0, width - fw))
         a = art[..., 3:4] / 255.0
         region = body[y0:y0 + fh, x0:x0 + fw]
         body[y0:y0 + fh, x0:x0 + fw] = region * (1 - a) + art[..., :3] * a
     return np.clip(body, 0, 255), mask
+
+
+def _ink_variation(art: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Sets differ in stroke weight and ink colour (a bold 二 is not a 三): thicken or thin the
+    strokes a pixel, and shift the ink's colour, on some of the faces."""
+    if rng.random() < 0.4:
+        kernel = np.ones((2, 2), np.uint8) if rng.random() < 0.5 else np.ones((3, 3), np.uint8)
+        op = cv2.dilate if rng.random() < 0.6 else cv2.erode
+        art[..., 3] = op(art[..., 3], kernel)
+    if rng.random() < 0.3:
+        art[..., :3] = np.clip(art[..., :3] * rng.uniform(0.6, 1.3, 3), 0, 255)
+    return art
 
 
 def _background(size: int, rng: np.random.Generator, backgrounds: list[np.ndarray] | None) -> np.ndarray:

@@ -88,7 +88,7 @@ class TileCrops(torch.utils.data.Dataset):
 
 
 def default_synth_counts() -> dict[int, int]:
-    counts = {c: 60 for c in range(34)}
+    counts = {c: 100 for c in range(34)}
     counts.update({c: 300 for c in FLOWER_CLASSES})
     counts[BACK_CLASS] = 1500
     return counts
@@ -155,7 +155,8 @@ def train_classifier(data_root: Path, artwork_root: Path, work_dir: Path, out_on
     train = crop_cache(data_root, work_dir, "train")
     valid = crop_cache(data_root, work_dir, "valid")
     log(f"crops: train {len(train['cls'])}, valid {len(valid['cls'])} ({time.time() - t_start:.0f}s)")
-    faces = synth.faces_by_class(synth.load_faces(artwork_root))
+    rendered = synth.render_svg_sets(artwork_root, work_dir / "svg_faces", log)
+    faces = synth.faces_by_class(synth.load_faces(artwork_root, rendered))
     rng = np.random.default_rng(seed)
     bg_paths = [p for p, _ in list_split(data_root, "train")]
     backgrounds = [cv2.imread(str(bg_paths[i])) for i in rng.choice(len(bg_paths), 60, replace=False)]
