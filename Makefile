@@ -5,7 +5,7 @@ VPY     := $(VENV)/bin/python
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
 
-.PHONY: run test bench bench-app bench-peer bench-adapt train venv system-deps clean
+.PHONY: run test bench bench-app bench-peer bench-adapt bench-zoom train venv system-deps clean
 
 # The stamp is rebuilt whenever a requirements file changes.
 $(VENV)/.stamp: requirements.txt requirements-train.txt requirements-dev.txt
@@ -41,6 +41,9 @@ bench-peer: venv
 
 bench-adapt: venv
 	$(VPY) -m vision.adapt_study
+
+bench-zoom: venv
+	$(VPY) -m vision.bench_zoom
 
 train: venv
 	$(VPY) -m vision train

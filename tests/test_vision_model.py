@@ -9,7 +9,7 @@ import pytest
 
 from vision.calibration import CALIBRATION_ORDER, calibration_labels, rows_of
 from vision.evaluate import average_precision, score
-from vision.model import image_rotation, input_shape, letterbox, pass_quality, stretch
+from vision.model import image_rotation, input_shape, letterbox, pass_quality, stretch, zoom_region
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "models"
@@ -100,6 +100,50 @@ def test_squashed_photo_is_read(recognizer, squash):
         total += len(gt)
     assert stretched >= 4  # of 6: a few photos read well enough as they are
     assert found / total >= 0.9
+
+
+def small_hands():
+    """Each fixture photo enlarged 2x and placed in a canvas 3x its size (as make bench-zoom
+    does): the tiles are a few pixels at the detector's input. Yields (canvas, label boxes)."""
+    import cv2
+
+    from vision.bench_zoom import ENLARGE, placed
+    from vision.dataset import labels_to_xyxy, list_pairs, read_labels
+
+    for i, (img_path, lab_path) in enumerate(list_pairs(FIXTURES)):
+        image = cv2.imread(str(img_path))
+        image = cv2.resize(image, None, fx=ENLARGE, fy=ENLARGE, interpolation=cv2.INTER_CUBIC)
+        canvas, x0, y0 = placed(image, 1 / 3, np.random.default_rng(i))
+        _, gt = labels_to_xyxy(read_labels(lab_path), image.shape[1], image.shape[0])
+        yield canvas, gt + np.array([x0, y0, x0, y0], np.float32)
+
+
+def test_small_hand_in_a_big_photo_is_looked_at_closer():
+    """The zoom passes find the tiles the first pass at the detector's input size misses."""
+    from vision.evaluate import match_boxes
+    from vision.model import Recognizer
+
+    zoomed, plain = Recognizer(MODELS), Recognizer(MODELS)
+    plain.config["zoom"] = None
+    found = {"zoomed": 0, "plain": 0}
+    total = 0
+    for canvas, gt in small_hands():
+        found["zoomed"] += len(match_boxes(zoomed.detect(canvas)[0], gt))
+        found["plain"] += len(match_boxes(plain.detect(canvas)[0], gt))
+        total += len(gt)
+    assert found["zoomed"] / total >= 0.8
+    assert found["plain"] / total < 0.6
+
+
+def test_zoom_region():
+    boxes, sure = np.array([[1000, 2000, 1100, 2140], [1300, 2000, 1400, 2140]], np.float32), np.array([0.9, 0.1])
+    # 140 px tiles in a 4000 px photo are 14.6 px at 416: look at them and an unsure neighbour
+    assert zoom_region(boxes, sure, (3000, 4000), 416, 0.25, 24, 1.5, 1.5) == (790, 1790, 1610, 2350)
+    assert zoom_region(boxes, sure, (3000, 4000), 416, 0.25, 10, 1.5, 1.5) is None  # big enough
+    assert zoom_region(boxes, np.array([0.1, 0.1]), (3000, 4000), 416, 0.25, 24, 1.5, 1.5) is None  # none sure
+    # tiles spread over the whole photo: looking at a part gains nothing
+    spread = np.array([[100, 100, 200, 240], [1100, 700, 1200, 840]], np.float32)
+    assert zoom_region(spread, np.array([0.9, 0.9]), (1000, 1300), 416, 0.25, 80, 1.5, 1.5) is None
 
 
 def test_normal_photo_is_not_stretched(recognizer):

@@ -24,6 +24,7 @@ from vision.augment import photometric, rotate_cw, to_input
 from vision.calibration import calibration_labels
 from vision.cls_net import TileNet, export_onnx
 from vision.dataset import crops_from_pairs, cut_crop, list_pairs
+from vision.quantize import quantize_classifier
 from vision.train_classifier import to_tensor
 
 WEIGHTS_FILE = "classifier.pt"
@@ -105,8 +106,9 @@ def load_net(models_dir: Path) -> TileNet:
     return net.eval()
 
 
-def install(net: TileNet, models_dir: Path) -> None:
-    """Keep the current classifier under previous/, then write the new one."""
+def install(net: TileNet, models_dir: Path, crops: np.ndarray) -> None:
+    """Keep the current classifier under previous/, then write the new one (int8, calibrated on
+    the crops it was tuned on)."""
     models_dir = Path(models_dir)
     prev = models_dir / "previous"
     prev.mkdir(exist_ok=True)
@@ -115,6 +117,7 @@ def install(net: TileNet, models_dir: Path) -> None:
             shutil.copy2(models_dir / name, prev / name)
     torch.save(net.state_dict(), models_dir / WEIGHTS_FILE)
     export_onnx(net, models_dir / ONNX_FILE)
+    quantize_classifier(models_dir / ONNX_FILE, crops)
 
 
 def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np.ndarray, epochs: int = 30,
@@ -139,7 +142,7 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
     if refit:
         new = fine_tune(load_net(models_dir), crops, cls, epochs=epochs, seed=seed)
     if installed:
-        install(new, models_dir)
+        install(new, models_dir, crops)
     return {"train_crops": int(train_idx.sum()), "held_out_crops": int(test_idx.sum()),
             "held_out_by_photo": bool(held.any()), "old_accuracy": old_acc, "new_accuracy": new_acc,
             "installed": installed, "installed_trained_on": int(len(cls) if refit else train_idx.sum()),

@@ -27,7 +27,14 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # (width / height) and keeps the pass whose tiles it is surest of.
             "aspect_retry": {"min_sure": 3, "sure_score": 0.25, "good_quality": 0.6, "tile_shape": [0.5, 1.0],
                              "count_share": 0.5, "margin": 0.05,
-                             "factors": [0.167, 0.25, 0.4, 0.625, 1.6, 2.5, 4.0, 6.0]}}
+                             "factors": [0.167, 0.25, 0.4, 0.625, 1.6, 2.5, 4.0, 6.0]},
+            # A hand that fills little of a big photo (the whole table in view, a webcam beside it)
+            # shrinks to a few pixels a tile at the detector's input. When the sure tiles look
+            # smaller than below_px there and the photo has the pixels, the detector looks again
+            # at the part of the photo that holds them (margin: tile heights around them).
+            # A big photo (long side at least grid_from detector inputs) whose first pass is sure of
+            # fewer than min_sure tiles is searched in four overlapping quarters first.
+            "zoom": {"below_px": 24, "margin_tiles": 1.5, "min_gain": 1.5, "grid_from": 3.0}}
 ROTATION_NAMES = ("upright", "sideways", "upside_down", "sideways")  # by quarter turns clockwise
 
 
@@ -98,6 +105,29 @@ def pass_quality(boxes: np.ndarray, scores: np.ndarray, factor: float, sure_scor
     return float(np.median(scores[sure])) * min(1.0, sure.sum() / min_sure) * shaped
 
 
+def zoom_region(boxes: np.ndarray, scores: np.ndarray, shape: tuple[int, int], det_size: int,
+                sure_score: float, below_px: float, margin_tiles: float, min_gain: float
+                ) -> tuple[int, int, int, int] | None:
+    """The part of an h x w photo worth a closer look (x1, y1, x2, y2), or None: the boxes plus
+    margin_tiles tile heights around, when those tiles are under below_px tall at the
+    detector's scale and looking at that part alone would enlarge them by min_gain or more.
+    The part holds the unsure boxes too: they are likely tiles of the same hand."""
+    sure = boxes[scores >= sure_score]
+    if not len(sure):
+        return None
+    h, w = shape
+    scale = det_size / max(h, w)
+    tile = float(np.median(sure[:, 3] - sure[:, 1]))
+    if tile * scale >= below_px:
+        return None
+    pad = margin_tiles * tile
+    x1, y1 = max(0, int(boxes[:, 0].min() - pad)), max(0, int(boxes[:, 1].min() - pad))
+    x2, y2 = min(w, int(np.ceil(boxes[:, 2].max() + pad))), min(h, int(np.ceil(boxes[:, 3].max() + pad)))
+    if max(h, w) / max(x2 - x1, y2 - y1) < min_gain:  # how much larger the tiles would look
+        return None
+    return x1, y1, x2, y2
+
+
 def stretch(image: np.ndarray, factor: float, max_side: int) -> tuple[np.ndarray, float, float]:
     """The image with its width/height ratio multiplied by factor; returns (image, fx, fy), the
     scales applied to x and y. The result's long side is at most max_side: given the detector's
@@ -155,16 +185,85 @@ class Recognizer:
         """Boxes and scores as detect(), and the width/height stretch that undoes a squashed photo
         (1.0 for a normal one): a box w x h in the photo is a tile of w*stretch x h in reality."""
         boxes, scores = self._detect_once(image)
+        zoom = self.config.get("zoom")
+        if zoom:
+            zoomed = self._zoom_in(image, boxes, scores, zoom)
+            if zoomed[0] is not boxes:  # small tiles were looked at closer: not a squashed photo
+                return zoomed[0], zoomed[1], 1.0
+        return self._aspect_retry(image, boxes, scores)
+
+    def _zoom_in(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, zoom: dict, depth: int = 2
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """Second looks at small tiles: on the part of the photo holding them (see zoom_region),
+        whose boxes replace the first pass's there when it is sure of at least as many tiles, and
+        again inside that part (depth); on the four overlapping quarters of a big photo where the
+        first pass is sure of fewer than min_sure tiles (tiles too small to find at all)."""
+        retry = {**DEFAULTS["aspect_retry"], **(self.config.get("aspect_retry") or {})}
+        sure, min_sure = float(retry["sure_score"]), int(retry["min_sure"])
+        size = int(self.config["det_imgsz"])
+        h, w = image.shape[:2]
+        if depth <= 0:
+            return boxes, scores
+        if (scores >= sure).sum() < min_sure and max(h, w) >= float(zoom.get("grid_from", 3.0)) * size:
+            b, s = self._quarters(image)
+            found = b[s >= sure]
+            # only small tiles count: big ones missed by the first pass are a squashed photo's
+            if len(found) <= (scores >= sure).sum() or \
+                    np.median(found[:, 3] - found[:, 1]) * size / max(h, w) >= float(zoom["below_px"]):
+                return boxes, scores
+            boxes, scores = b, s
+        region = zoom_region(boxes, scores, (h, w), size, sure,
+                             float(zoom["below_px"]), float(zoom["margin_tiles"]), float(zoom["min_gain"]))
+        if region is None:
+            return boxes, scores
+        x1, y1, x2, y2 = region
+        part = image[y1:y2, x1:x2]
+        b, s = self._detect_once(part)
+        b, s = self._zoom_in(part, b, s, {**zoom, "grid_from": float("inf")}, depth - 1)
+        b = b + np.array([x1, y1, x1, y1], np.float32)
+        cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+        inside = (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2)
+        if (s >= sure).sum() < (scores[inside] >= sure).sum():
+            return boxes, scores
+        return np.concatenate([boxes[~inside], b]), np.concatenate([scores[~inside], s])
+
+    def _quarters(self, image: np.ndarray, share: float = 0.6) -> tuple[np.ndarray, np.ndarray]:
+        """Detections on four corner parts of the photo, each share of its width and height (they
+        overlap, so no tile is cut by every part), merged by NMS."""
+        h, w = image.shape[:2]
+        ph, pw = int(h * share), int(w * share)
+        found_b, found_s = [], []
+        for y0 in (0, h - ph):
+            for x0 in (0, w - pw):
+                b, s = self._detect_once(image[y0:y0 + ph, x0:x0 + pw])
+                found_b.append(b + np.array([x0, y0, x0, y0], np.float32))
+                found_s.append(s)
+        boxes, scores = np.concatenate(found_b), np.concatenate(found_s)
+        if not len(boxes):
+            return boxes.reshape(0, 4), scores
+        keep = cv2.dnn.NMSBoxes([[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
+                                scores.astype(float).tolist(), 0.0, float(self.config["nms_iou"]))
+        keep = np.array(keep, np.int64).reshape(-1)
+        return boxes[keep], scores[keep]
+
+    def _aspect_retry(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, float]:
+        """The squashed-photo passes (DEFAULTS["aspect_retry"]) when the first finds few sure tiles."""
         retry = {**DEFAULTS["aspect_retry"], **(self.config.get("aspect_retry") or {})}
         sure, min_sure, shape = float(retry["sure_score"]), int(retry["min_sure"]), tuple(retry["tile_shape"])
         first = pass_quality(boxes, scores, 1.0, sure, min_sure, shape)
         if not retry.get("factors") or first >= float(retry["good_quality"]):
             return boxes, scores, 1.0
         passes = [(first, int((scores >= sure).sum()), boxes, scores, 1.0)]
+        size = int(self.config["det_imgsz"])
+        # no stretched pass keeps more than size pixels along either side, so a big photo is
+        # shrunk once (still twice that, each side) instead of eight times from full size
+        pre = min(1.0, 2 * size / min(image.shape[:2]))
+        source = image if pre == 1.0 else cv2.resize(image, None, fx=pre, fy=pre, interpolation=cv2.INTER_AREA)
         for factor in retry["factors"]:
-            stretched, fx, fy = stretch(image, float(factor), int(self.config["det_imgsz"]))
+            stretched, fx, fy = stretch(source, float(factor), size)
             b, s = self._detect_once(stretched)
-            b = b / np.array([fx, fy, fx, fy], np.float32)
+            b = b / np.array([fx * pre, fy * pre, fx * pre, fy * pre], np.float32)
             passes.append((pass_quality(b, s, float(factor), sure, min_sure, shape), int((s >= sure).sum()),
                            b, s, float(factor)))
         # a wrong stretch can merge a row into one sure "tile": only passes that find at least

@@ -47,6 +47,25 @@ photos ({peer['labels']} labelled tiles), both run in one process on this 2-core
 """
 
 
+def _zoom_section(bench: dict | None) -> str:
+    if not bench:
+        return ""
+    rows = "\n".join(f"| {r['fill']:.2f} | {_pct(r['zoom']['tiles_right'])} | {_pct(r['plain']['tiles_right'])} | "
+                     f"{_pct(r['zoom']['photos_all_right'])} | {_pct(r['plain']['photos_all_right'])} | "
+                     f"{r['zoom']['latency_ms_median']:.0f} / {r['plain']['latency_ms_median']:.0f} ms |"
+                     for r in bench["rows"])
+    return f"""
+## A hand that fills little of the photo (`make bench-zoom`, {bench.get('date')})
+
+Every {bench.get('every')}th valid photo, enlarged 2x and placed in a table-coloured canvas so that it spans
+the given share of the photo's side (at 0.33 the tiles are about 13 px tall at the detector's input):
+
+| share | tiles right, zoom | without | photos all right, zoom | without | median latency, zoom / without |
+|---:|---:|---:|---:|---:|---:|
+{rows}
+"""
+
+
 def _seconds(v) -> str:
     return f"{v:.0f} s" if v else "-"
 
@@ -115,7 +134,7 @@ Two ONNX models run by `vision/model.py` (onnxruntime, CPU):
 | file | what | input | size |
 |---|---|---|---|
 | `detector.onnx` | YOLO11n (ultralytics, trained from scratch), one class "tile" (face-up or face-down) | RGB, long side {info.get('det_imgsz')}, short side as the photo's aspect leaves (rounded up to 32) | {info.get('detector_mb', 0):.1f} MB |
-| `classifier.onnx` | small residual CNN (`vision/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters): 43 classes + 4-way rotation head | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
+| `classifier.onnx` | small residual CNN (`vision/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters, int8 after ONNX Runtime static quantization calibrated on 512 training crops: `vision/quantize.py`): 43 classes + 4-way rotation head | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
 | `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
 | `recognizer.json` | inference settings and the figures below | | |
 
@@ -161,7 +180,9 @@ budget and the evaluation, about 1.5 h; `--det-init` / `--cls-init` add fine-tun
 Inference (`recognizer.json`): detector score >= {info.get('det_conf', 0.2)}, NMS IoU 0.5. When the first pass finds
 few sure, tile-shaped boxes (a photo squashed in width or height, as the publisher's 640x640 resize left
 about one valid photo in seven), the detector runs again on the photo stretched by 1/6 to 6 and keeps the
-surest pass. Each tile is cropped from the full-resolution photo and turned by its true shape; crops the
+surest pass. When the sure tiles are under 24 px tall at the detector's input (a hand filling a corner of
+a big photo), it looks again at the part of the photo holding them, and a big photo where it is sure of
+fewer than three tiles is searched in four overlapping quarters first. Each tile is cropped from the full-resolution photo and turned by its true shape; crops the
 classifier is under 90% sure of get a second look turned 180 deg, the two averaged; confidence =
 detector score x class probability.
 
@@ -185,7 +206,7 @@ detector score x class probability.
 Flowers and seasons: {fl or 'n/a'}.
 Worst confusions: {conf or 'none'}.
 
-{_peer_section(info.get('peer'))}{_adapt_section(info.get('adapt_study'))}
+{_peer_section(info.get('peer'))}{_adapt_section(info.get('adapt_study'))}{_zoom_section(info.get('zoom_bench'))}
 ## Limits
 
 - Trained on HK-style tiles with corner indices; Taiwanese sets without indices and with other flower art

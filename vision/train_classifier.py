@@ -14,6 +14,7 @@ from torch.nn import functional as F
 from vision import synth
 from vision.augment import photometric, rot_mask, rotate_cw, to_input
 from vision.cls_net import CLS_INPUT, TileNet, export_onnx
+from vision.quantize import quantize_classifier
 from vision.dataset import BACK_CLASS, NUM_CLASSES, crops_from_pairs, list_split
 
 FLOWER_CLASSES = tuple(range(34, 42))
@@ -203,6 +204,7 @@ def train_classifier(data_root: Path, artwork_root: Path, work_dir: Path, out_on
     out_onnx = Path(out_onnx)
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(net, out_onnx)
+    quantize_classifier(out_onnx, train["crops"], seed)
     final = crop_metrics(net, valid)
     final.update({"epochs": epoch, "train_minutes": (time.time() - t0) / 60, "history": history,
                   "train_crops": int(len(train["cls"])), "synthetic_per_epoch": int(len(ds.synth_cls)),
