@@ -83,10 +83,15 @@ def decode_detections(raw: np.ndarray, conf: float, iou: float) -> tuple[np.ndar
         return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
     cx, cy, w, h, s = pred.T
     boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
-    idx = cv2.dnn.NMSBoxes([[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
-                           s.astype(float).tolist(), conf, iou)
-    idx = np.array(idx, np.int64).reshape(-1)
+    idx = nms(boxes, s, conf, iou)
     return boxes[idx].astype(np.float32), s[idx].astype(np.float32)
+
+
+def nms(boxes: np.ndarray, scores: np.ndarray, min_score: float, iou: float) -> np.ndarray:
+    """Indices of the xyxy boxes kept by non-maximum suppression, surest first."""
+    idx = cv2.dnn.NMSBoxes([[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
+                           scores.astype(float).tolist(), min_score, iou)
+    return np.array(idx, np.int64).reshape(-1)
 
 
 def pass_quality(boxes: np.ndarray, scores: np.ndarray, factor: float, sure_score: float, min_sure: int,
@@ -175,6 +180,7 @@ class Recognizer:
         self._det_input = det_in.name
         # a detector exported with a fixed input takes only size x size squares
         self._det_rect = not all(isinstance(d, int) for d in det_in.shape[2:])
+        self._retry = {**DEFAULTS["aspect_retry"], **(self.config.get("aspect_retry") or {})}
 
     def detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Tile boxes (N, 4) in image pixels and their detector scores."""
@@ -198,8 +204,7 @@ class Recognizer:
         whose boxes replace the first pass's there when it is sure of at least as many tiles, and
         again inside that part (depth); on the four overlapping quarters of a big photo where the
         first pass is sure of fewer than min_sure tiles (tiles too small to find at all)."""
-        retry = {**DEFAULTS["aspect_retry"], **(self.config.get("aspect_retry") or {})}
-        sure, min_sure = float(retry["sure_score"]), int(retry["min_sure"])
+        sure, min_sure = float(self._retry["sure_score"]), int(self._retry["min_sure"])
         size = int(self.config["det_imgsz"])
         h, w = image.shape[:2]
         if depth <= 0:
@@ -241,15 +246,13 @@ class Recognizer:
         boxes, scores = np.concatenate(found_b), np.concatenate(found_s)
         if not len(boxes):
             return boxes.reshape(0, 4), scores
-        keep = cv2.dnn.NMSBoxes([[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
-                                scores.astype(float).tolist(), 0.0, float(self.config["nms_iou"]))
-        keep = np.array(keep, np.int64).reshape(-1)
+        keep = nms(boxes, scores, 0.0, float(self.config["nms_iou"]))
         return boxes[keep], scores[keep]
 
     def _aspect_retry(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray
                       ) -> tuple[np.ndarray, np.ndarray, float]:
         """The squashed-photo passes (DEFAULTS["aspect_retry"]) when the first finds few sure tiles."""
-        retry = {**DEFAULTS["aspect_retry"], **(self.config.get("aspect_retry") or {})}
+        retry = self._retry
         sure, min_sure, shape = float(retry["sure_score"]), int(retry["min_sure"]), tuple(retry["tile_shape"])
         first = pass_quality(boxes, scores, 1.0, sure, min_sure, shape)
         if not retry.get("factors") or first >= float(retry["good_quality"]):

@@ -10,7 +10,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.dataset import BACK_CLASS, CROP_MARGIN, CROP_STORE
+from vision.dataset import BACK_CLASS, CROP_MARGIN, CROP_STORE, NUM_CLASSES
 
 # Artwork folders (relative to the artwork root) and which classes each may supply.
 # gnome "postmodern" has a logo for 白 and an unverified flower/season order: suits and honours only.
@@ -63,14 +63,10 @@ def render_svg_sets(artwork_root: Path, cache: Path, log=print) -> list[Path]:
 def load_faces(artwork_root: Path, rendered: list[Path] = ()) -> list[dict]:
     """Every usable face image: dicts with cls, rgba (H,W,4 uint8) and has_body (art includes the tile).
     rendered: folders from render_svg_sets (faces only, every class they hold)."""
+    sources = [(Path(d), range(NUM_CLASSES), False) for d in rendered]
+    sources += [(Path(artwork_root) / folder, classes, has_body) for folder, (classes, has_body) in ART_SETS.items()]
     faces = []
-    for d in rendered:
-        for f in sorted(Path(d).glob("*.png")):
-            img = cv2.imread(str(f), cv2.IMREAD_UNCHANGED)
-            if img is not None and img.ndim == 3 and img.shape[2] == 4:
-                faces.append({"cls": int(f.name[:2]), "rgba": img, "has_body": False})
-    for folder, (classes, has_body) in ART_SETS.items():
-        d = Path(artwork_root) / folder
+    for d, classes, has_body in sources:
         if not d.is_dir():
             continue
         for f in sorted(d.glob("*.png")):

@@ -14,8 +14,8 @@ from torch.nn import functional as F
 from vision import synth
 from vision.augment import photometric, rot_mask, rotate_cw, to_input
 from vision.cls_net import CLS_INPUT, TileNet, export_onnx
-from vision.quantize import quantize_classifier
 from vision.dataset import BACK_CLASS, NUM_CLASSES, crops_from_pairs, list_split
+from vision.quantize import quantize_classifier
 
 FLOWER_CLASSES = tuple(range(34, 42))
 WHITE_CLASS = 33  # blank or framed: looks the same upside down
