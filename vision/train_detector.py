@@ -22,8 +22,14 @@ DET_IMGSZ = 416
 
 
 def prepare_detector_data(data_root: Path, artwork_root: Path, out_dir: Path, seed: int = 0,
-                          back_share: float = 0.4) -> Path:
-    """Write a one-class YOLO dataset under out_dir; returns the data yaml path."""
+                          back_share: float = 0.4, pseudo=None) -> Path:
+    """Write a one-class YOLO dataset under out_dir; returns the data yaml path.
+
+    pseudo, a function image -> (boxes, scores) such as an earlier detector, adds the train
+    photos' unlabelled tiles as labels (vision.pseudo_labels); valid keeps its labels as published.
+    """
+    from vision.pseudo_labels import unlabelled_tiles
+
     rng = np.random.default_rng(seed)
     out_dir = Path(out_dir)
     if out_dir.exists():
@@ -35,8 +41,14 @@ def prepare_detector_data(data_root: Path, artwork_root: Path, out_dir: Path, se
             labels = read_labels(lab_path)
             labels[:, 0] = 0
             dst_img = out_dir / "images" / split / img_path.name
+            image = cv2.imread(str(img_path)) if split == "train" and pseudo else None
+            if image is not None:
+                h, w = image.shape[:2]
+                extra = unlabelled_tiles(*pseudo(image), labels_to_xyxy(labels, w, h)[1])
+                if len(extra):
+                    labels = np.concatenate([labels, xyxy_to_labels(np.zeros(len(extra)), extra, w, h)])
             if split == "train" and rng.random() < back_share:
-                image = cv2.imread(str(img_path))
+                image = cv2.imread(str(img_path)) if image is None else image
                 h, w = image.shape[:2]
                 _, boxes = labels_to_xyxy(labels, w, h)
                 image, backs = synth.paste_backs(image, boxes, rng, int(rng.integers(1, 7)))
@@ -64,17 +76,23 @@ def _cpu_callbacks(threads: int, workers: int):
 
 def train_detector(data_yaml: Path, run_dir: Path, hours: float | None, epochs: int, seed: int = 0,
                    threads: int = 2, workers: int = 2, resume_from: Path | None = None, name: str = "det",
-                   degrees: float = 10.0) -> Path:
-    """Train yolo11n from scratch, or fine-tune resume_from at a low rate; returns the best .pt path."""
+                   degrees: float = 10.0, device: str = "cpu", batch: int = 16, overrides: dict | None = None,
+                   callbacks: dict | None = None) -> Path:
+    """Train yolo11n from scratch, or fine-tune resume_from at a low rate; returns the best .pt path.
+
+    overrides replace any ultralytics argument (a GPU round's batch and schedule, say);
+    callbacks are extra {event: fn} hooks.
+    """
     import torch
     from ultralytics import YOLO
 
     torch.set_num_threads(threads)
     model = YOLO(str(resume_from) if resume_from else "yolo11n.yaml")
-    for event, fn in _cpu_callbacks(threads, workers).items():
+    hooks = _cpu_callbacks(threads, workers) if device == "cpu" else {}
+    for event, fn in [*hooks.items(), *(callbacks or {}).items()]:
         model.add_callback(event, fn)
     args = dict(
-        data=str(data_yaml), imgsz=DET_IMGSZ, epochs=epochs, batch=16, device="cpu", workers=workers,
+        data=str(data_yaml), imgsz=DET_IMGSZ, epochs=epochs, batch=batch, device=device, workers=workers,
         project=str(Path(run_dir).resolve()), name=name, exist_ok=True, seed=seed, deterministic=False,
         plots=False, amp=False, verbose=False, pretrained=False, single_cls=True,
         degrees=degrees, flipud=0.5, fliplr=0.5, mosaic=1.0, close_mosaic=2, scale=0.5,
@@ -84,6 +102,7 @@ def train_detector(data_yaml: Path, run_dir: Path, hours: float | None, epochs: 
         args.update(optimizer="AdamW", lr0=0.0005, warmup_epochs=0, close_mosaic=1, pretrained=True)
     if hours:
         args["time"] = hours
+    args.update(overrides or {})
     t0 = time.time()
     model.train(**args)
     best = Path(run_dir).resolve() / name / "weights" / "best.pt"

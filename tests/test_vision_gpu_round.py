@@ -1,0 +1,29 @@
+"""The GPU round's pack: the detector dataset made small enough to travel, labels unchanged."""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.dataset import xyxy_to_labels, write_labels
+from vision.gpu_round import pack
+
+
+def test_pack_shrinks_photos_and_keeps_every_second_valid_photo(tmp_path):
+    data = tmp_path / "data"
+    for split, names in (("train", ["a", "b"]), ("valid", ["c", "d", "e"])):
+        (data / "images" / split).mkdir(parents=True)
+        (data / "labels" / split).mkdir(parents=True)
+        for name in names:
+            cv2.imwrite(str(data / "images" / split / f"{name}.jpg"), np.full((640, 640, 3), 120, np.uint8))
+            write_labels(data / "labels" / split / f"{name}.txt",
+                         xyxy_to_labels(np.array([7]), np.array([[10, 10, 50, 60]]), 640, 640))
+    out = pack(data, tmp_path / "art", tmp_path / "pack", wheels=False)
+    train = sorted(p.name for p in (out / "det" / "images" / "train").iterdir())
+    valid = sorted(p.name for p in (out / "det" / "images" / "valid").iterdir())
+    assert train == ["a.webp", "b.webp"] and valid == ["c.webp", "e.webp"]
+    assert cv2.imread(str(out / "det" / "images" / "train" / "a.webp")).shape == (448, 448, 3)
+    # one class, the box as labelled (back pasting may add more boxes to a train photo)
+    first = (out / "det" / "labels" / "valid" / "c.txt").read_text().split()
+    assert first[0] == "0" and np.allclose([float(v) for v in first[1:]], [30 / 640, 35 / 640, 40 / 640, 50 / 640],
+                                           atol=1e-5)
+

@@ -1,0 +1,184 @@
+"""A detector training round on a lent GPU machine, which has no ../shared and no ultralytics.
+
+Two steps, so a round can be repeated whenever a GPU is at hand:
+
+    python -m vision.gpu_round pack --pseudo models     # here: writes .devpack/ (git-ignored)
+    python -m vision.gpu_round train --minutes 4 --out $OUT      # there, in the repo root
+
+`pack` writes the one-class dataset `python -m vision train` builds (seeded back pasting), with
+pseudo labels from the recognizer in --pseudo for the tiles the published labels leave out
+(vision.pseudo_labels), re-encoded as 448 px WebP so that it travels in the 64 MiB the device
+tool carries (the detector reads photos at 416 px, so nothing it sees is lost), every second
+valid photo to pick the best epoch by, and the ultralytics wheels. `train` runs the rounds named
+in --runs side by side on the one GPU, each time-boxed, starting from --init (the shipped
+models/detector.pt, which travels with the repo) or from scratch, and after every epoch copies
+the best weights so far (optimizer stripped) and results.csv to --out, so that a run cut short
+still returns its best. Back here, each returned .pt is exported (train_detector.export_detector)
+into a copy of models/ and measured with the full pipeline before one is shipped.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PACK = REPO / ".devpack"
+WHEELS = ("ultralytics==8.4.190", "ultralytics-thop==2.2.3")  # pure Python; torch is on the device
+
+# Rounds that can run side by side. "init" starts from --init, else from scratch. A fine-tuning
+# round restarts the learning rate (a cosine from 0.001 with one warm-up epoch); the CPU rounds'
+# rotation is +-10 deg.
+FINE_TUNE = {"optimizer": "AdamW", "lr0": 0.001, "cos_lr": True, "warmup_epochs": 1, "close_mosaic": 5}
+RUNS = {
+    "ft": {"init": True, "degrees": 10.0, "overrides": FINE_TUNE},
+    "ft_tight": {"init": True, "degrees": 0.0, "overrides": FINE_TUNE},  # no rotation: boxes stay tight
+    "ft_askew": {"init": True, "degrees": 30.0, "overrides": FINE_TUNE},  # tiles lying further askew
+    "scratch": {"init": False, "degrees": 10.0,
+                "overrides": {"optimizer": "SGD", "lr0": 0.01, "cos_lr": True, "warmup_epochs": 3, "close_mosaic": 10}},
+}
+
+
+def pack(data_root: Path, artwork: Path, out: Path = PACK, seed: int = 0, side: int = 448,
+         valid_every: int = 2, pseudo_models: Path | None = None, wheels: bool = True) -> Path:
+    """Write the dataset (and, with wheels, the ultralytics wheels) under out; returns out."""
+    import cv2
+
+    from vision.train_detector import prepare_detector_data
+
+    if out.exists():
+        shutil.rmtree(out)
+    with tempfile.TemporaryDirectory() as tmp:
+        pseudo = None
+        if pseudo_models:
+            from vision.pseudo_labels import detector_boxes
+            pseudo = detector_boxes(pseudo_models)
+        prepare_detector_data(data_root, artwork, Path(tmp) / "det", seed=seed, back_share=0.4, pseudo=pseudo)
+        for split in ("train", "valid"):
+            for sub in ("images", "labels"):
+                (out / "det" / sub / split).mkdir(parents=True)
+            photos = sorted((Path(tmp) / "det" / "images" / split).iterdir())
+            for img in photos[::valid_every] if split == "valid" else photos:
+                image = cv2.imread(str(img))
+                image = cv2.resize(image, (side, side * image.shape[0] // image.shape[1]), interpolation=cv2.INTER_AREA)
+                cv2.imwrite(str(out / "det" / "images" / split / (img.stem + ".webp")), image,
+                            [cv2.IMWRITE_WEBP_QUALITY, 80])
+                label = Path(tmp) / "det" / "labels" / split / (img.stem + ".txt")
+                shutil.copyfile(label, out / "det" / "labels" / split / label.name)
+    if wheels:
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(out / "whl"), *WHEELS],
+                       check=True)
+    return out
+
+
+def _offline_patches() -> None:
+    """What ultralytics would reach for that the device lacks: polars (results summary) and the
+    AMP self-check, which downloads a model."""
+    from ultralytics.engine import trainer
+
+    try:
+        import polars  # noqa: F401
+    except ImportError:
+        trainer.BaseTrainer.read_results_csv = lambda self: {}
+    trainer.check_amp = lambda model: True
+
+
+def _saver(name: str, out: Path):
+    """After each saved epoch: results.csv, and the best weights without optimizer state."""
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    def save(tr):
+        shutil.copyfile(tr.csv, out / f"{name}_results.csv")
+        if tr.best_fitness == tr.fitness and tr.best.exists():
+            tmp = out / f".{name}_best.pt"
+            strip_optimizer(tr.best, str(tmp))
+            os.replace(tmp, out / f"{name}_best.pt")
+
+    return save
+
+
+def train_one(name: str, pack_dir: Path, init: Path, out: Path, minutes: float, workers: int, batch: int,
+              device: str) -> None:
+    from vision import train_detector as td
+
+    os.environ["YOLO_OFFLINE"] = "1"
+    _offline_patches()
+    out.mkdir(parents=True, exist_ok=True)
+    spec = RUNS[name]
+    det = (pack_dir / "det").resolve()
+    yaml = Path(tempfile.mkdtemp()) / "data.yaml"
+    yaml.write_text(f"path: {det}\ntrain: images/train\nval: images/valid\nnc: 1\nnames:\n  0: tile\n")
+    td.train_detector(yaml, Path(tempfile.mkdtemp()), minutes / 60, epochs=300, seed=0, threads=4, workers=workers,
+                      resume_from=init if spec["init"] else None, name=name,
+                      degrees=spec["degrees"], device=device, batch=batch,
+                      overrides={"amp": True, **spec["overrides"]}, callbacks={"on_model_save": _saver(name, out)})
+
+
+def train(pack_dir: Path, init: Path, out: Path, minutes: float, names: list[str], batch: int, device: str) -> int:
+    """Run each named round in its own process, side by side; returns how many failed.
+
+    Their logs go to a scratch folder (the device returns at most 8 files); the lines that are
+    not progress bars are gathered into out/logs.txt at the end.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    logs = Path(tempfile.mkdtemp())
+    workers = max(2, (os.cpu_count() or 4) // len(names) - 1)
+    procs = []
+    for name in names:
+        cmd = [sys.executable, "-m", "vision.gpu_round", "one", name, "--pack", str(pack_dir), "--init", str(init),
+               "--out", str(out),
+               "--minutes", str(minutes), "--workers", str(workers), "--batch", str(batch), "--device", device]
+        with open(logs / f"{name}.log", "w") as log:
+            procs.append((name, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
+                                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})))
+    failed = 0
+    with open(out / "logs.txt", "w") as gathered:
+        for name, p in procs:
+            rc = p.wait()
+            failed += rc != 0
+            lines = (logs / f"{name}.log").read_text(errors="replace").replace("\r", "\n").splitlines()
+            kept = [ln for ln in lines if "\x1b[K" not in ln and ln.strip()]
+            gathered.write(f"== {name}: exit {rc}\n" + "\n".join(kept[-200:]) + "\n")
+            print(f"== {name}: exit {rc}\n" + "\n".join(kept[-12:]), flush=True)
+    return failed
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m vision.gpu_round", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("pack")
+    p.add_argument("--data", default=str((REPO / ".." / "shared" / "data").resolve()))
+    p.add_argument("--pseudo", metavar="MODELS", help="label the train photos' unlabelled tiles with this recognizer")
+    for name in ("train", "one"):
+        t = sub.add_parser(name)
+        if name == "one":
+            t.add_argument("name", choices=sorted(RUNS))
+            t.add_argument("--workers", type=int, default=4)
+        else:
+            t.add_argument("--runs", default="ft,ft_askew,scratch")
+        t.add_argument("--pack", default=str(PACK))
+        t.add_argument("--init", default=str(REPO / "models" / "detector.pt"), help="ultralytics .pt to fine-tune from")
+        t.add_argument("--out", required=True)
+        t.add_argument("--minutes", type=float, default=6.0)
+        t.add_argument("--batch", type=int, default=32)
+        t.add_argument("--device", default="0")
+    args = ap.parse_args(argv)
+    if args.cmd == "pack":
+        data = Path(args.data)
+        print(pack(data / "rf-chinese-mahjong-detection-v4", data / "artwork",
+                   pseudo_models=Path(args.pseudo) if args.pseudo else None))
+        return 0
+    if args.cmd == "one":
+        train_one(args.name, Path(args.pack), Path(args.init), Path(args.out), args.minutes, args.workers, args.batch,
+                  args.device)
+        return 0
+    return train(Path(args.pack), Path(args.init), Path(args.out), args.minutes, args.runs.split(","), args.batch,
+                 args.device)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
