@@ -65,6 +65,29 @@ def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return x
 
 
+def erase_corners(img: np.ndarray, rng: np.random.Generator, count: int = 2, width: float = 0.3,
+                  height: float = 0.24) -> np.ndarray:
+    """Paint count of the tile face's four corners (chosen at random) in the face's own ground colour.
+
+    HK sets print a small index in a face's corner; Taiwanese sets don't. Hiding it on some
+    character and honour crops makes the classifier read the big character, which every set has.
+    img is a network-frame crop: the box fills all but CLS_MARGIN on each side.
+    """
+    n = img.shape[0]
+    m = n * CLS_MARGIN / (1 + 2 * CLS_MARGIN)
+    box = n - 2 * m
+    w, h = int(round(box * width)), int(round(box * height))
+    face = img[int(m):int(n - m), int(m):int(n - m)].reshape(-1, 3)
+    light = face[face.sum(1) >= np.percentile(face.sum(1), 60)]  # the face's ground, not its ink
+    colour = np.median(light, 0) if len(light) else np.median(face, 0)
+    out = img.copy()
+    for corner in rng.choice(4, size=count, replace=False):
+        x0 = int(m) if corner % 2 == 0 else int(n - m) - w
+        y0 = int(m) if corner < 2 else int(n - m) - h
+        out[y0:y0 + h, x0:x0 + w] = np.clip(colour + rng.normal(0, 3, (h, w, 3)), 0, 255).astype(np.uint8)
+    return out
+
+
 def rotate_cw(img: np.ndarray, quarters: int) -> np.ndarray:
     return np.ascontiguousarray(np.rot90(img, -(quarters % 4)))
 

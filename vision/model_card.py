@@ -202,7 +202,8 @@ with the crop's own turn this gives upright / upside_down / sideways.
   class-agnostic detector), +-10 deg rotation, {_det_rounds(info)}.{_gpu_round(info)}
 - Classifier: {_cls_rounds(info)}. Crops cut with the box's long side vertical; augmentation:
   all four quarter turns, box jitter (shift, scale, aspect, +-8 deg), colour, blur, noise, JPEG,
-  resolution loss; never mirrored; 30% of the synthetic tiles lie askew (up to 45 deg, framed by
+  resolution loss; never mirrored; on {int(100 * info.get('classifier_corner_erase', 0))}% of the real character and wind/dragon crops two face corners
+  are painted over (HK sets print an index there, Taiwanese sets don't); 30% of the synthetic tiles lie askew (up to 45 deg, framed by
   their upright bounding box). Rotation head trained on portrait boxes (taken as upright),
   landscape boxes (upright or upside down after the turn) and synthetic tiles.
 

@@ -12,7 +12,7 @@ import torch
 from torch.nn import functional as F
 
 from vision import synth
-from vision.augment import photometric, rot_mask, rotate_cw, to_input
+from vision.augment import erase_corners, photometric, rot_mask, rotate_cw, to_input
 from vision.cls_net import CLS_INPUT, TileNet, export_onnx
 from vision.dataset import BACK_CLASS, NUM_CLASSES, crops_from_pairs, list_split
 from vision.quantize import quantize_classifier
@@ -21,6 +21,10 @@ FLOWER_CLASSES = tuple(range(34, 42))
 WHITE_CLASS = 33  # blank or framed: looks the same upside down
 SQUARE_ASPECT = 1.15  # boxes closer to square than this say nothing about the tile's rotation
 TILTED_SHARE = 0.3  # synthetic tiles drawn askew, as tiles lie when a hand is pushed over
+# characters and winds/dragons: two face corners, where HK sets print an index, are hidden on this
+# share of their real crops
+INDEXED_CLASSES = tuple(range(0, 9)) + tuple(range(27, 33))
+CORNER_ERASE_SHARE = 0.4
 
 
 def crop_cache(data_root: Path, cache_dir: Path, split: str) -> dict:
@@ -74,6 +78,8 @@ class TileCrops(torch.utils.data.Dataset):
             x = to_input(self.real["crops"][j], rng)
             cls = int(self.real["cls"][j])
             base, pair = rotation_prior(bool(self.real["turned"][j]), float(self.real["aspect"][j]))
+            if cls in INDEXED_CLASSES and rng.random() < CORNER_ERASE_SHARE:
+                x = erase_corners(x, rng)
         else:
             cls = int(self.synth_cls[i - len(self.real_index)])
             tilted = rng.random() < TILTED_SHARE
