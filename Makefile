@@ -1,20 +1,42 @@
 # Two commands for a new user: `make run` and `make test`. Everything else is set up on demand.
+# The virtual environment grows in layers, each with its own stamp, rebuilt when its file changes:
+#   serving   requirements.txt                                   make run        (~300 MB)
+#   training  requirements-train*.txt (torch, ultralytics, onnx)  make train-deps (~6 GB on x86_64)
+#   dev       requirements-dev.txt (pytest, Playwright, peers)    make test, make bench
 PY      ?= python3.11
 VENV    := .venv
 VPY     := $(VENV)/bin/python
 HOST    ?= 127.0.0.1
 PORT    ?= 8000
+# On a Raspberry Pi with Debian's python3-picamera2 (the Camera Module's library, not on PyPI)
+# the venv also sees the system's packages, so that CAMERA=picamera2 can import it.
+VENV_OPTS ?= $(shell test -d /usr/lib/python3/dist-packages/picamera2 && echo --system-site-packages)
+SERVE   := $(VENV)/.stamp-serve
+TRAIN   := $(VENV)/.stamp-train
+DEV     := $(VENV)/.stamp-dev
 
-.PHONY: run test bench bench-app bench-peer bench-adapt bench-zoom train venv system-deps clean
+.PHONY: run test bench bench-app bench-peer bench-adapt bench-zoom bench-pi train serve-deps train-deps \
+        dev-deps venv system-deps install-service uninstall-service backup clean
 
-# The stamp is rebuilt whenever a requirements file changes.
-$(VENV)/.stamp: requirements.txt requirements-train.txt requirements-dev.txt
-	test -x $(VPY) || $(PY) -m venv $(VENV)
+$(SERVE): requirements.txt
+	test -x $(VPY) || $(PY) -m venv $(VENV_OPTS) $(VENV)
 	$(VPY) -m pip install --quiet --upgrade pip
-	$(VPY) -m pip install --quiet -r requirements.txt -r requirements-train.txt -r requirements-dev.txt
+	$(VPY) -m pip install --quiet -r requirements.txt
 	touch $@
 
-venv: $(VENV)/.stamp
+$(TRAIN): $(SERVE) requirements-train.txt requirements-train-nodeps.txt
+	$(VPY) -m pip install --quiet -r requirements-train.txt
+	$(VPY) -m pip install --quiet --no-deps -r requirements-train-nodeps.txt
+	touch $@
+
+$(DEV): $(SERVE) requirements-dev.txt
+	$(VPY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+serve-deps: $(SERVE)
+train-deps: $(TRAIN)
+dev-deps: $(DEV)
+venv: $(SERVE) $(TRAIN) $(DEV)
 
 # Debian packages the browser tests need: chromium (driven by Playwright) and a CJK font so pages
 # render Chinese. Installed once; root or sudo is needed only the first time.
@@ -24,29 +46,52 @@ system-deps:
 	  ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium fonts-wqy-zenhei)
 
 # HOST=0.0.0.0 make run serves the whole LAN (prints the address and a QR code); PORT=8080 to move it.
-run: venv
+run: serve-deps
 	HOST=$(HOST) PORT=$(PORT) $(VPY) app.py
 
 test: venv system-deps
 	$(VPY) -m pytest -q -p no:cacheprovider --doctest-modules tests engine
 
-bench: venv
+bench: dev-deps
 	$(VPY) -m tests.bench
 
-bench-app: venv
+bench-app: dev-deps
 	$(VPY) -m tests.bench_app
 
-bench-peer: venv
-	$(VPY) -m vision.bench_peer
+bench-peer: dev-deps train-deps
+	$(VPY) -m training.bench_peer
 
-bench-adapt: venv
-	$(VPY) -m vision.adapt_study
+bench-adapt: train-deps
+	$(VPY) -m training.adapt_study
 
-bench-zoom: venv
-	$(VPY) -m vision.bench_zoom
+bench-zoom: train-deps
+	$(VPY) -m training.bench_zoom
 
-train: venv
+# Runtimes, threads and int8 on the same photos, and the Raspberry Pi figures computed from them.
+bench-pi: dev-deps train-deps
+	$(VPY) -m training.bench_pi
+
+train: train-deps
 	$(VPY) -m vision train
+
+# The app as a systemd service that starts at boot and restarts when it stops (Raspberry Pi).
+SERVICE      := table-companion
+SERVICE_USER ?= $(shell id -un)
+install-service: serve-deps
+	sed -e 's|@ROOT@|$(CURDIR)|g' -e 's|@USER@|$(SERVICE_USER)|g' -e 's|@PORT@|$(PORT)|g' \
+	  tools/pi/$(SERVICE).service > /tmp/$(SERVICE).service
+	$(SUDO) install -m 644 /tmp/$(SERVICE).service /etc/systemd/system/$(SERVICE).service
+	$(SUDO) systemctl daemon-reload
+	$(SUDO) systemctl enable --now $(SERVICE)
+
+uninstall-service:
+	-$(SUDO) systemctl disable --now $(SERVICE)
+	$(SUDO) rm -f /etc/systemd/system/$(SERVICE).service
+	$(SUDO) systemctl daemon-reload
 
 clean:
 	rm -rf $(VENV)
+
+# A consistent copy of the game records and photos while the app runs (backups/*.tar.gz).
+backup: serve-deps
+	$(VPY) tools/backup.py

@@ -2,8 +2,10 @@
 
 create_app(config) builds the Flask app; config keys: DATA_DIR, MODELS_DIR, RECOGNIZER (an
 object with recognize(image) for tests), TABLE_PIN, TESTING, and for tests CAMERA_OPENER
-(index -> capture object), ADAPT_COMMAND (argv list) and TEMPLATES_DIR.
-Environment: MAHJONG_DATA (data folder, default ./data), TABLE_PIN, CAMERA_INDEX, HOST, PORT.
+(index -> capture object), ADAPT_COMMAND (argv list), TRAINING_MISSING (() -> names of the
+training packages missing) and TEMPLATES_DIR.
+Environment: MAHJONG_DATA (data folder, default ./data), TABLE_PIN, CAMERA (auto, opencv or picamera2),
+CAMERA_INDEX, HOST, PORT.
 """
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ from flask import Flask
 
 from webapp import api, errors, games_api, pages, security, services, vision_api
 from webapp.adapt import AdaptJob, adapt_command
-from webapp.camera import Camera, opencv_camera
+from webapp.camera import Camera
+from webapp.camera_sources import camera_opener
 from webapp.db import open_database
 from webapp.photos import PhotoStore
 from webapp.recognizer import RecognizerSource
@@ -31,6 +34,7 @@ def _settings(config: dict | None) -> dict:
     config.setdefault("MODELS_DIR", ROOT / "models")
     config.setdefault("TABLE_PIN", os.environ.get("TABLE_PIN") or None)
     config.setdefault("CAMERA_INDEX", int(os.environ.get("CAMERA_INDEX", "0")))
+    config.setdefault("CAMERA", os.environ.get("CAMERA", "auto"))
     return config
 
 
@@ -61,8 +65,9 @@ def create_app(config: dict | None = None) -> Flask:
         data_dir=data_dir, db_path=db_path, photos=PhotoStore(data_dir / "photos"),
         examples_dir=examples_dir,
         recognizer=RecognizerSource(models_dir, injected=config.get("RECOGNIZER")),
-        adapt=AdaptJob(data_dir / "adapt.log", config.get("ADAPT_COMMAND") or adapt_command(examples_dir, models_dir)),
-        camera=Camera(config["CAMERA_INDEX"], config.get("CAMERA_OPENER") or opencv_camera),
+        adapt=AdaptJob(data_dir / "adapt.log", config.get("ADAPT_COMMAND") or adapt_command(examples_dir, models_dir),
+                      **({"missing": config["TRAINING_MISSING"]} if "TRAINING_MISSING" in config else {})),
+        camera=Camera(config["CAMERA_INDEX"], config.get("CAMERA_OPENER") or camera_opener(config["CAMERA"])),
         pin_failures=security.FailureCounter()))
     errors.register(app)
     security.install(app)

@@ -6,10 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision import adapt_study as study
-from vision.calibration import CALIBRATION_ORDER, calibration_labels, rows_of
-from vision.dataset import labels_to_xyxy, read_labels
-from vision.evaluate import iou_matrix
+from training import adapt_study as study
+from training.calibration import CALIBRATION_ORDER, calibration_labels, rows_of
+from training.dataset import labels_to_xyxy, read_labels
+from training.evaluate import iou_matrix
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.augment import erase_corners
+from training.augment import erase_corners
 
 
 def _face(n=64):

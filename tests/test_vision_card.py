@@ -5,7 +5,7 @@ import json
 import shutil
 from pathlib import Path
 
-from vision.model_card import model_card, record, write_card
+from training.model_card import model_card, record, write_card
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 

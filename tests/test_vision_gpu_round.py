@@ -4,8 +4,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.dataset import xyxy_to_labels, write_labels
-from vision.gpu_round import pack
+from training.dataset import write_labels, xyxy_to_labels
+from training.gpu_round import pack
 
 
 def test_pack_shrinks_photos_and_keeps_every_second_valid_photo(tmp_path):

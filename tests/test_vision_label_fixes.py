@@ -4,9 +4,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from training.evaluate import evaluate
+from training.label_fixes import FIXES_FILE, apply_fixes, load_fixes
 from vision.classes import CLASS_NAMES
-from vision.evaluate import evaluate
-from vision.label_fixes import FIXES_FILE, apply_fixes, load_fixes
 
 P4, P5 = CLASS_NAMES.index("4p"), CLASS_NAMES.index("5p")
 ROWS = np.array([[P5, 0.25, 0.5, 0.2, 0.4], [P5, 0.75, 0.5, 0.2, 0.4]], np.float32)

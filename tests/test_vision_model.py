@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.calibration import CALIBRATION_ORDER, calibration_labels, rows_of
-from vision.evaluate import average_precision, score
+from training.calibration import CALIBRATION_ORDER, calibration_labels, rows_of
+from training.evaluate import average_precision, score
 from vision.model import image_rotation, input_shape, letterbox, pass_quality, stretch, zoom_region
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -29,7 +29,7 @@ def recognizer():
 
 @pytest.fixture(scope="module")
 def fixture_report(recognizer):
-    from vision.evaluate import evaluate
+    from training.evaluate import evaluate
 
     return evaluate(FIXTURES, recognizer, progress=False)
 
@@ -84,8 +84,8 @@ def test_squashed_photo_is_read(recognizer, squash):
     """A photo squashed 3x in width (or height) is searched at other stretches and read."""
     import cv2
 
-    from vision.dataset import labels_to_xyxy, list_pairs, read_labels
-    from vision.evaluate import match_boxes
+    from training.dataset import labels_to_xyxy, list_pairs, read_labels
+    from training.evaluate import match_boxes
 
     found = total = stretched = 0
     for img_path, lab_path in list_pairs(FIXTURES):
@@ -107,8 +107,8 @@ def small_hands():
     does): the tiles are a few pixels at the detector's input. Yields (canvas, label boxes)."""
     import cv2
 
-    from vision.bench_zoom import ENLARGE, placed
-    from vision.dataset import labels_to_xyxy, list_pairs, read_labels
+    from training.bench_zoom import ENLARGE, placed
+    from training.dataset import labels_to_xyxy, list_pairs, read_labels
 
     for i, (img_path, lab_path) in enumerate(list_pairs(FIXTURES)):
         image = cv2.imread(str(img_path))
@@ -120,7 +120,7 @@ def small_hands():
 
 def test_small_hand_in_a_big_photo_is_looked_at_closer():
     """The zoom passes find the tiles the first pass at the detector's input size misses."""
-    from vision.evaluate import match_boxes
+    from training.evaluate import match_boxes
     from vision.model import Recognizer
 
     zoomed, plain = Recognizer(MODELS), Recognizer(MODELS)
@@ -273,8 +273,8 @@ def test_rows_of_splits_on_vertical_gaps():
 # --- adaptation ---------------------------------------------------------------------------------------
 
 def test_adapt_learns_relabelled_tiles_and_keeps_previous(tmp_path):
-    from vision.adapt import adapt_crops
-    from vision.dataset import crops_from_pairs, list_pairs
+    from training.adapt import adapt_crops
+    from training.dataset import crops_from_pairs, list_pairs
 
     models = tmp_path / "models"
     models.mkdir()
@@ -295,9 +295,9 @@ def test_adapt_learns_relabelled_tiles_and_keeps_previous(tmp_path):
 
 
 def test_adapt_keeps_model_when_not_better(tmp_path, monkeypatch):
-    import vision.adapt as adapt
-    from vision.cls_net import TileNet
-    from vision.dataset import crops_from_pairs, list_pairs
+    import training.adapt as adapt
+    from training.cls_net import TileNet
+    from training.dataset import crops_from_pairs, list_pairs
 
     models = tmp_path / "models"
     models.mkdir()

@@ -4,9 +4,9 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.dataset import labels_to_xyxy, read_labels, write_labels, xyxy_to_labels
-from vision.pseudo_labels import unlabelled_tiles
-from vision.train_detector import prepare_detector_data
+from training.dataset import labels_to_xyxy, read_labels, write_labels, xyxy_to_labels
+from training.pseudo_labels import unlabelled_tiles
+from training.train_detector import prepare_detector_data
 
 LABELLED = np.array([[10, 10, 40, 50]], float)
 

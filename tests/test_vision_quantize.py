@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.dataset import crops_from_pairs, list_pairs
+from training.dataset import crops_from_pairs, list_pairs
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "vision"
@@ -20,8 +20,8 @@ def classify(onnx_path: Path, inputs: np.ndarray) -> np.ndarray:
 
 def test_int8_classifier_agrees_with_float(tmp_path):
     torch = pytest.importorskip("torch")
-    from vision.cls_net import TileNet, export_onnx
-    from vision.quantize import calibration_inputs, quantize_classifier
+    from training.cls_net import TileNet, export_onnx
+    from training.quantize import calibration_inputs, quantize_classifier
 
     net = TileNet()
     net.load_state_dict(torch.load(MODELS / "classifier.pt", map_location="cpu"))
@@ -37,7 +37,7 @@ def test_int8_classifier_agrees_with_float(tmp_path):
 
 
 def test_calibration_needs_crops():
-    from vision.quantize import calibration_inputs
+    from training.quantize import calibration_inputs
 
     with pytest.raises(ValueError, match="no crops"):
         calibration_inputs(np.zeros((0, 96, 96, 3), np.uint8))

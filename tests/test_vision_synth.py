@@ -5,8 +5,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import synth
-from vision.svg_render import render_file, rsvg_available
+from training import synth
+from training.svg_render import render_file, rsvg_available
 
 needs_rsvg = pytest.mark.skipif(not rsvg_available(), reason="librsvg / cairo not installed")
 

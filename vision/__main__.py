@@ -1,7 +1,8 @@
 """`python -m vision`: recognize a photo, evaluate on a labelled folder, train or adapt the models.
 
 Bad input (missing photo, unreadable image, no models) prints one line on stderr and exits 2.
-The model modules are imported only when a command needs them.
+The model modules are imported only when a command needs them; `evaluate`, `train` and `adapt`
+live in the training package (training/), which needs requirements-train.txt for the last two.
 """
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--models", default=str(DEFAULT_MODELS), metavar="DIR", help="model folder")
     ev.add_argument("--boxes-only", action="store_true", help="labels carry no real class: score boxes only")
     ev.add_argument("--as-published", action="store_true",
-                    help="score on the labels as published, without the reviewed fixes in vision/label_fixes.json")
+                    help="score on the labels as published, without the reviewed fixes in training/label_fixes.json")
     ev.add_argument("--json", action="store_true", help="print the report as JSON")
     ev.set_defaults(run=_evaluate)
 
@@ -109,11 +110,11 @@ def _import(name: str):
     import importlib
 
     try:
-        return importlib.import_module(f"vision.{name}")
+        return importlib.import_module(f"training.{name}")
     except ModuleNotFoundError as exc:
-        if exc.name in (f"vision.{name}",):
-            raise InputError(f"`{name}` is not available in this checkout (vision/{name}.py is missing)") from None
-        raise InputError(f"`{name}` needs the package {exc.name!r}; install requirements-train.txt") from None
+        if exc.name in ("training", f"training.{name}"):
+            raise InputError(f"`{name}` is not available in this checkout (training/{name}.py is missing)") from None
+        raise InputError(f"`{name}` needs the package {exc.name!r}; install it with `make train-deps`") from None
 
 
 def _recognizer(models: str):

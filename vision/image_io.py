@@ -39,7 +39,13 @@ OPEN_FORMATS = [f for f in ("JPEG", "PNG", "WEBP", "HEIF", "GIF", "BMP", "TIFF")
 
 
 class ImageError(ValueError):
-    """A photo that cannot or may not be read; the message is meant for the user."""
+    """A photo that cannot or may not be read; the message (English) is meant for the user, and
+    `code` with `params` name it for the web app's other languages (webapp/messages)."""
+
+    def __init__(self, message: str, code: str = "image_unreadable", **params):
+        super().__init__(message)
+        self.code = code
+        self.params = params
 
 
 def load_image(source, *, max_side: int | None = MAX_SIDE, max_bytes: int = MAX_BYTES,
@@ -81,29 +87,34 @@ def read_bytes(source, max_bytes: int = MAX_BYTES) -> bytes:
         try:
             size = path.stat().st_size
             if not path.is_file():
-                raise ImageError("not a file")
+                raise ImageError("not a file", code="image_not_file")
             if size > max_bytes:
-                raise ImageError(_too_big(size, max_bytes))
+                raise ImageError(_too_big(size, max_bytes), **_too_big_params(size, max_bytes))
             data = path.read_bytes()
         except FileNotFoundError:
-            raise ImageError("no such file") from None
+            raise ImageError("no such file", code="image_no_file") from None
         except PermissionError:
-            raise ImageError("permission denied") from None
+            raise ImageError("permission denied", code="image_permission") from None
         except IsADirectoryError:
-            raise ImageError("a folder, not a photo") from None
+            raise ImageError("a folder, not a photo", code="image_folder") from None
     elif hasattr(source, "read"):
         data = source.read(max_bytes + 1)  # one byte more tells us it is too big
     else:
-        raise ImageError(f"cannot read a photo from a {type(source).__name__}")
+        raise ImageError(f"cannot read a photo from a {type(source).__name__}", code="image_source",
+                         type=type(source).__name__)
     if not data:
-        raise ImageError("the file is empty")
+        raise ImageError("the file is empty", code="file_empty")
     if len(data) > max_bytes:
-        raise ImageError(_too_big(len(data), max_bytes))
+        raise ImageError(_too_big(len(data), max_bytes), **_too_big_params(len(data), max_bytes))
     return data
 
 
 def _too_big(size: int, limit: int) -> str:
     return f"the file is too large ({size / 1e6:.1f} MB); the limit is {limit / 1e6:.0f} MB"
+
+
+def _too_big_params(size: int, limit: int) -> dict:
+    return {"code": "image_too_large", "mb": f"{size / 1e6:.1f}", "limit_mb": f"{limit / 1e6:.0f}"}
 
 
 def _open(data: bytes, max_pixels: int) -> Image.Image:
@@ -115,20 +126,23 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
             im = Image.open(io.BytesIO(data), formats=OPEN_FORMATS)
     except Image.DecompressionBombError:
         raise ImageError(f"the image has too many pixels; the limit is {max_pixels / 1e6:.0f} "
-                         "megapixels") from None
+                         "megapixels", code="image_bomb", limit_mp=f"{max_pixels / 1e6:.0f}") from None
     except UnidentifiedImageError:
         raise ImageError("the file is not an image, or not in a format we read "
-                         f"({_format_list()})") from None
+                         f"({_format_list()})", code="image_not_image", formats=_format_list()) from None
     except Exception as exc:  # any other failure while parsing the header means a broken file
-        raise ImageError(f"the image is corrupt ({exc})") from None
+        raise ImageError(f"the image is corrupt ({str(exc)[:80]})", code="image_corrupt") from None
     if im.format not in SUPPORTED_FORMATS:
-        raise ImageError(f"{im.format} images are not supported; use {_format_list()}")
+        raise ImageError(f"{im.format} images are not supported; use {_format_list()}", code="image_format",
+                         format=im.format, formats=_format_list())
     width, height = im.size
     if width <= 0 or height <= 0:
-        raise ImageError("the image has no pixels")
+        raise ImageError("the image has no pixels", code="image_no_pixels")
     if width * height > max_pixels:
         raise ImageError(f"the image is {width}x{height} ({width * height / 1e6:.0f} megapixels); "
-                         f"the limit is {max_pixels / 1e6:.0f} megapixels")
+                         f"the limit is {max_pixels / 1e6:.0f} megapixels", code="image_too_many_pixels",
+                         width=width, height=height, mp=f"{width * height / 1e6:.0f}",
+                         limit_mp=f"{max_pixels / 1e6:.0f}")
     return im
 
 
@@ -152,7 +166,7 @@ def _decode(im: Image.Image) -> Image.Image:
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             im.load()
     except Exception as exc:  # truncated data, bad chunks, decoder errors: all "corrupt"
-        raise ImageError(f"the image is truncated or corrupt ({exc})") from None
+        raise ImageError(f"the image is truncated or corrupt ({str(exc)[:80]})", code="image_truncated") from None
     return im
 
 

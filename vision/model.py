@@ -12,8 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.augment import to_input
-from vision.dataset import CROP_MARGIN, CROP_STORE, cut_crop
+from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, to_input
 
 DETECTOR_FILE = "detector.onnx"
 CLASSIFIER_FILE = "classifier.onnx"

@@ -5,6 +5,8 @@ shows "idle" and the log of the last run).
 """
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import subprocess
 import sys
 import threading
@@ -14,6 +16,17 @@ from .errors import ApiError
 
 LOG_TAIL = 4000
 ROOT = Path(__file__).resolve().parent.parent
+# Serving installs none of these (requirements.txt); adapting needs them (requirements-train*.txt).
+TRAINING_PACKAGES = ("torch", "torchvision", "ultralytics", "onnx")
+INSTALL_COMMAND = "make train-deps"
+
+
+def missing_training_packages() -> list[str]:
+    """The training packages this Python lacks, found without importing them (the server never
+    loads torch). Caches are dropped first so that a `make train-deps` run while the app is up
+    counts at the next press, with no restart."""
+    importlib.invalidate_caches()
+    return [name for name in TRAINING_PACKAGES if importlib.util.find_spec(name) is None]
 
 
 def adapt_command(examples_dir: Path, models_dir: Path) -> list[str]:
@@ -22,9 +35,10 @@ def adapt_command(examples_dir: Path, models_dir: Path) -> list[str]:
 
 
 class AdaptJob:
-    def __init__(self, log_path: Path, command: list[str]):
+    def __init__(self, log_path: Path, command: list[str], missing=missing_training_packages):
         self.log_path = Path(log_path)
         self.command = command
+        self.missing = missing  # () -> names of the training packages not installed
         self._lock = threading.Lock()
         self._process: subprocess.Popen | None = None
 
@@ -38,7 +52,13 @@ class AdaptJob:
     def start(self) -> None:
         with self._lock:
             if self._process is not None and self._process.poll() is None:
-                raise ApiError(409, "adaptation is already running")
+                raise ApiError(409, "adaptation is already running", code="adapt_running")
+            missing = self.missing()
+            if missing:
+                raise ApiError(503, f"adapting the models needs the training packages ({', '.join(missing)}), "
+                                    f"which this install leaves out; run `{INSTALL_COMMAND}` in the app's "
+                                    "folder, then press again", code="adapt_needs_training",
+                               missing=", ".join(missing), command=INSTALL_COMMAND)
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.log_path, "wb") as log:
                 # the child keeps its own copy of the log descriptor; ours can close

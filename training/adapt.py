@@ -20,12 +20,13 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from vision.augment import photometric, rotate_cw, to_input
-from vision.calibration import calibration_labels
-from vision.cls_net import TileNet, export_onnx
-from vision.dataset import crops_from_pairs, cut_crop, list_pairs
-from vision.quantize import quantize_classifier
-from vision.train_classifier import to_tensor
+from training.augment import photometric, rotate_cw
+from training.calibration import calibration_labels
+from training.cls_net import TileNet, export_onnx
+from training.dataset import crops_from_pairs, list_pairs
+from training.quantize import quantize_classifier
+from training.train_classifier import to_tensor
+from vision.crops import cut_crop, to_input
 
 WEIGHTS_FILE = "classifier.pt"
 ONNX_FILE = "classifier.onnx"
@@ -62,7 +63,7 @@ def fine_tune(net: TileNet, crops: np.ndarray, cls: np.ndarray, epochs: int = 30
               batch: int = 64, lr: float = 2e-3, seed: int = 0) -> TileNet:
     """Fine-tune class head and body on the user's crops.
 
-    Measured on photos of a tile set the models never saw (vision/adapt_study.py): at the
+    Measured on photos of a tile set the models never saw (training/adapt_study.py): at the
     training's box jitter the net learns a tile together with the side of it the photo
     happens to show, and reads the same tile from another angle as before (6s as 4s);
     jitter up to MAX_JITTER times cuts the sides in and out. The loss covers only the

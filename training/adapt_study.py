@@ -8,7 +8,7 @@ models on test photos, then adapts copies through the same functions the CLI run
 (`python -m vision adapt --folder` on five other photos, `--calibration` on one photo) and
 scores them again.
 
-    python -m vision.adapt_study [--data ../shared/data] [--models models] [--work /tmp/adapt-study]
+    python -m training.adapt_study [--data ../shared/data] [--models models] [--work /tmp/adapt-study]
                                  [--set traditional] [--seed 0] [--json OUT]
 """
 from __future__ import annotations
@@ -25,10 +25,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision import synth
-from vision.calibration import CALIBRATION_ORDER
-from vision.dataset import NUM_FACE_CLASSES, read_labels, write_labels, xyxy_to_labels
-from vision.svg_render import SvgDocument, rsvg_available  # noqa: F401 (rsvg_available: tests)
+from training import synth
+from training.calibration import CALIBRATION_ORDER
+from training.dataset import NUM_FACE_CLASSES, read_labels, write_labels, xyxy_to_labels
+from training.svg_render import SvgDocument, rsvg_available  # noqa: F401 (rsvg_available: tests)
 
 ROOT = Path(__file__).resolve().parent.parent
 KMAHJONGG = "artwork/kmahjongglib"
@@ -266,7 +266,7 @@ def background_crops(data_root: Path, rng: np.random.Generator, detect, count: i
     real tables, floors, hands. The labels cannot vouch for that: many photos leave the
     tiles of the wall and the discards unlabelled, and a stray unlabelled tile behind the
     hand would count against the detector."""
-    from vision.dataset import list_split
+    from training.dataset import list_split
 
     pairs = list_split(Path(data_root) / "rf-chinese-mahjong-detection-v4", "train")
     crops = []
@@ -437,7 +437,7 @@ def make_photos(tileset: dict, folder: Path, count: int, seed: tuple, background
 
 def score_models(models_dir: Path, folder: Path) -> dict:
     """The figures the study reports for one model folder on the test photos."""
-    from vision.evaluate import evaluate
+    from training.evaluate import evaluate
     from vision.model import Recognizer
 
     r = evaluate(folder, Recognizer(models_dir), progress=False)
@@ -456,7 +456,7 @@ def fresh_models(shipped: Path, folder: Path) -> Path:
 
 def run_study(data_root: Path, models_dir: Path, work: Path, set_name: str, seed: int, log=print) -> dict:
     """Render, compose, score, adapt both ways, score again; returns every figure."""
-    from vision import adapt
+    from training import adapt
     from vision.model import Recognizer
 
     t_start = time.time()
@@ -495,7 +495,7 @@ def run_study(data_root: Path, models_dir: Path, work: Path, set_name: str, seed
 
 def unseen_classes(adapt_folder: Path, test_folder: Path, after: dict) -> dict:
     """Classes on the test photos that none of the adapt photos shows: nothing to learn them from."""
-    from vision.evaluate import class_name
+    from training.evaluate import class_name
 
     def classes(folder: Path) -> np.ndarray:
         return np.concatenate([read_labels(p)[:, 0] for p in sorted((folder / "labels").glob("*.txt"))]).astype(int)
@@ -556,7 +556,7 @@ def format_table(r: dict) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.adapt_study", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m training.adapt_study", description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data"),
                     help="folder holding artwork/ and the photos")
     ap.add_argument("--models", default=str(ROOT / "models"), help="shipped models (only copied)")
@@ -571,7 +571,7 @@ def main(argv=None) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1, ensure_ascii=False, default=float))
     if args.record:
-        from .model_card import record
+        from training.model_card import record
 
         print(f"recorded in {record(args.models, 'adapt_study', card_summary(result))}")
     return 0

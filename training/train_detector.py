@@ -15,8 +15,8 @@ os.environ.setdefault("YOLO_OFFLINE", "1")  # never let ultralytics reach the ne
 import cv2
 import numpy as np
 
-from vision import synth
-from vision.dataset import labels_to_xyxy, list_split, read_labels, write_labels, xyxy_to_labels
+from training import synth
+from training.dataset import labels_to_xyxy, list_split, read_labels, write_labels, xyxy_to_labels
 
 DET_IMGSZ = 416
 
@@ -26,9 +26,9 @@ def prepare_detector_data(data_root: Path, artwork_root: Path, out_dir: Path, se
     """Write a one-class YOLO dataset under out_dir; returns the data yaml path.
 
     pseudo, a function image -> (boxes, scores) such as an earlier detector, adds the train
-    photos' unlabelled tiles as labels (vision.pseudo_labels); valid keeps its labels as published.
+    photos' unlabelled tiles as labels (training.pseudo_labels); valid keeps its labels as published.
     """
-    from vision.pseudo_labels import unlabelled_tiles
+    from training.pseudo_labels import unlabelled_tiles
 
     rng = np.random.default_rng(seed)
     out_dir = Path(out_dir)

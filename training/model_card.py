@@ -106,7 +106,7 @@ def _det_rounds(info: dict) -> str:
 
 
 def _gpu_round(info: dict) -> str:
-    """The detector round trained on a lent GPU (vision/gpu_round.py), with the designs it was chosen from."""
+    """The detector round trained on a lent GPU (training/gpu_round.py), with the designs it was chosen from."""
     g = info.get("det_gpu_round")
     if not g:
         return ""
@@ -114,7 +114,7 @@ def _gpu_round(info: dict) -> str:
                      f"{_pct(r['photos_all_right_published'])} | {r['map50']:.3f} / {r['map50_95']:.3f} | "
                      f"{_pct(r['precision'])} |" for r in g.get("comparison", []))
     return f"""
-- Detector, last round on a GPU ({g['device']}, {g['date']}, `python -m vision.gpu_round`): fine-tuned from
+- Detector, last round on a GPU ({g['device']}, {g['date']}, `python -m training.gpu_round`): fine-tuned from
   the CPU rounds' checkpoint, {g['epochs']} epochs in {g['minutes']:.1f} min, batch {g['batch']}, {g['optimizer']},
   +-{g['degrees']:g} deg rotation, on the train photos with **pseudo labels**: the CPU detector's boxes (score
   >= {g['pseudo_min_score']}) for about {g['pseudo_boxes']} tiles the published labels leave out (discards, other
@@ -146,14 +146,14 @@ def _pub_map(ev: dict) -> str:
 def _fixes_line(ev: dict) -> str:
     if not ev.get("label_fixes"):
         return "Scored on the labels as published."
-    return (f"Scored with {ev['label_fixes']} reviewed label fixes (`vision/label_fixes.json`): labels that contradict "
+    return (f"Scored with {ev['label_fixes']} reviewed label fixes (`training/label_fixes.json`): labels that contradict "
             "the printed tile (four dots labelled 5p, 伍萬 labelled 5p) or repeat another label on the same tile. "
             "Only tiles where the model and the label disagreed were reviewed, so the fixes can only raise the "
             "figures; the last column scores the same predictions on the labels as published.\n")
 
 
 def model_card(info: dict) -> str:
-    """info: settings, timings and the evaluation reports written by vision.train."""
+    """info: settings, timings and the evaluation reports written by training.train."""
     ev = info.get("valid_report", {})
     boxes = info.get("boxes_only_report", {})
     cls = info.get("classifier", {})
@@ -167,7 +167,7 @@ Two ONNX models run by `vision/model.py` (onnxruntime, CPU):
 | file | what | input | size |
 |---|---|---|---|
 | `detector.onnx` | YOLO11n (ultralytics, trained from scratch, no pretrained weights), one class "tile" (face-up or face-down) | RGB, long side {info.get('det_imgsz')}, short side as the photo's aspect leaves (rounded up to 32) | {info.get('detector_mb', 0):.1f} MB |
-| `classifier.onnx` | small residual CNN (`vision/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters, int8 after ONNX Runtime static quantization calibrated on 512 training crops: `vision/quantize.py`): 43 classes + 4-way rotation head | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
+| `classifier.onnx` | small residual CNN (`training/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters, int8 after ONNX Runtime static quantization calibrated on 512 training crops: `training/quantize.py`): 43 classes + 4-way rotation head | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
 | `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
 | `detector.pt` | the detector's ultralytics weights (optimizer stripped), the starting point of the next training round | | |
 | `recognizer.json` | inference settings and the figures below | | |
@@ -185,7 +185,7 @@ with the crop's own turn this gives upright / upside_down / sideways.
   {cls.get('train_crops')} tiles) for training, valid split ({ev.get('photos')} photos, {ev.get('labelled_tiles')} tiles)
   for the figures below only. Photos are HK-style tiles, squashed to 640x640 by the publisher.
   The splits share table sessions, so valid is an in-domain check, not an unseen-table test.
-- **Synthetic tiles** rendered by `vision/synth.py` from artwork faces: Wikimedia "Unicode Mahjong Tiles
+- **Synthetic tiles** rendered by `training/synth.py` from artwork faces: Wikimedia "Unicode Mahjong Tiles
   (color)" (public domain), FluffyStuff riichi-mahjong-tiles (CC0; suits and honours, rendered from SVG
   at training time) and GNOME Mahjongg themes smooth / edu_kang_xi / postmodern (GPL-2+, used only
   to train; no artwork is shipped). Faces drawn on a plain tile body get their strokes thickened or
@@ -196,7 +196,7 @@ with the crop's own turn this gives upright / upside_down / sideways.
 
 ## Training
 
-`python -m vision train` (see `vision/train.py`), seed {info.get('seed')}, CPU only ({info.get('threads')} threads), {info.get('date')}.
+`python -m vision train` (see `training/train.py`), seed {info.get('seed')}, CPU only ({info.get('threads')} threads), {info.get('date')}.
 
 - Detector: yolo11n.yaml from scratch, imgsz {info.get('det_imgsz')}, batch 16, mosaic, flips (fine for a
   class-agnostic detector), +-10 deg rotation, {_det_rounds(info)}.{_gpu_round(info)}

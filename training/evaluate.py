@@ -12,8 +12,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.dataset import labels_to_xyxy, list_pairs, read_labels
-from vision.label_fixes import apply_fixes
+from training.dataset import labels_to_xyxy, list_pairs, read_labels
+from training.label_fixes import apply_fixes
 
 NUM_FACE_CLASSES = 42
 FLOWERS = tuple(range(34, 42))
@@ -208,7 +208,7 @@ def format_report(r: dict) -> str:
                                                           for c in r["confusions"]))
     if r.get("label_fixes"):
         a = r["as_labelled"]
-        lines.append(f"scored with {r['label_fixes']} reviewed label fixes (vision/label_fixes.json); as published: "
+        lines.append(f"scored with {r['label_fixes']} reviewed label fixes (training/label_fixes.json); as published: "
                      f"tiles right {a['tiles_right']:.1%}, photos with all tiles right {a['photos_all_right']:.1%}"
                      + (f", mAP50 {a['map50']:.3f}" if "map50" in a else ""))
     if "latency_ms_median" in r:
@@ -219,10 +219,10 @@ def format_report(r: dict) -> str:
 def main(argv=None) -> int:
     import argparse
 
-    from vision.label_fixes import load_fixes
+    from training.label_fixes import load_fixes
     from vision.model import Recognizer
 
-    ap = argparse.ArgumentParser(prog="python -m vision.evaluate")
+    ap = argparse.ArgumentParser(prog="python -m training.evaluate")
     ap.add_argument("folder")
     ap.add_argument("--models", default=str(Path(__file__).resolve().parent.parent / "models"))
     ap.add_argument("--boxes-only", action="store_true", help="labels carry no real class: score boxes only")

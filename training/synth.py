@@ -10,7 +10,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.dataset import BACK_CLASS, CROP_MARGIN, CROP_STORE, NUM_CLASSES
+from vision.classes import BACK_CLASS, NUM_CLASSES
+from vision.crops import CROP_MARGIN, CROP_STORE
 
 # Artwork folders (relative to the artwork root) and which classes each may supply.
 # gnome "postmodern" has a logo for 白 and an unverified flower/season order: suits and honours only.
@@ -41,7 +42,7 @@ BACK_COLOURS = np.array([
 
 def render_svg_sets(artwork_root: Path, cache: Path, log=print) -> list[Path]:
     """Folders of NN_name.png faces rendered from SVG_SETS (cached); none when librsvg is missing."""
-    from vision.svg_render import render_file, rsvg_available
+    from training.svg_render import render_file, rsvg_available
 
     if not rsvg_available():
         log("librsvg not found: training without the SVG artwork sets")

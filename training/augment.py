@@ -4,40 +4,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.dataset import CLS_INPUT, CLS_MARGIN, CROP_MARGIN
-
-
-def frame_matrix(store: int, out: int, rng: np.random.Generator | None, strength: float = 1.0) -> np.ndarray:
-    """Affine map from a stored crop (box + CROP_MARGIN) to the network frame (box + CLS_MARGIN).
-
-    With rng, the box is jittered (shift, scale, aspect, small rotation) as a detector's box would be.
-    """
-    box = store / (1 + 2 * CROP_MARGIN)  # box side inside the stored crop
-    c = store / 2.0
-    half = box * (0.5 + CLS_MARGIN)
-    sx = sy = 1.0
-    dx = dy = 0.0
-    ang = 0.0
-    if rng is not None:
-        s = rng.uniform(0.88, 1.12) ** strength
-        a = rng.uniform(0.88, 1.14) ** strength
-        sx, sy = s * a, s / a
-        dx, dy = rng.uniform(-0.07, 0.07, 2) * box * strength
-        ang = rng.uniform(-8, 8) * strength
-    m = cv2.getRotationMatrix2D((c + dx, c + dy), ang, 1.0)
-    # scale so that [c - half*sx, c + half*sx] maps onto [0, out]
-    scale = np.array([[out / (2 * half * sx), 0], [0, out / (2 * half * sy)]])
-    m2 = scale @ m[:, :2]
-    t = scale @ (m[:, 2] - np.array([c + dx - half * sx, c + dy - half * sy]))
-    return np.hstack([m2, t[:, None]]).astype(np.float32)
-
-
-def to_input(crop: np.ndarray, rng: np.random.Generator | None = None, out: int = CLS_INPUT,
-             strength: float = 1.0) -> np.ndarray:
-    """Stored crop -> network-frame crop (out x out BGR uint8), jittered when rng is given."""
-    m = frame_matrix(crop.shape[0], out, rng, strength)
-    return cv2.warpAffine(crop, m, (out, out), flags=cv2.INTER_AREA if crop.shape[0] > out * 1.3 else cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REFLECT101)
+from vision.crops import CLS_MARGIN
 
 
 def photometric(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:

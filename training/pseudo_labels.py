@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.evaluate import iou_matrix
+from training.evaluate import iou_matrix
 
 MIN_SCORE = 0.3  # boxes the earlier detector is fairly sure of (its false alarms are mostly real tiles)
 MAX_OVERLAP = 0.3  # a box overlapping a labelled one this much is that tile, not another

@@ -2,12 +2,12 @@
 
 Two steps, so a round can be repeated whenever a GPU is at hand:
 
-    python -m vision.gpu_round pack --pseudo models     # here: writes .devpack/ (git-ignored)
-    python -m vision.gpu_round train --minutes 4 --out $OUT      # there, in the repo root
+    python -m training.gpu_round pack --pseudo models     # here: writes .devpack/ (git-ignored)
+    python -m training.gpu_round train --minutes 4 --out $OUT      # there, in the repo root
 
 `pack` writes the one-class dataset `python -m vision train` builds (seeded back pasting), with
 pseudo labels from the recognizer in --pseudo for the tiles the published labels leave out
-(vision.pseudo_labels), re-encoded as 448 px WebP so that it travels in the 64 MiB the device
+(training.pseudo_labels), re-encoded as 448 px WebP so that it travels in the 64 MiB the device
 tool carries (the detector reads photos at 416 px, so nothing it sees is lost), every second
 valid photo to pick the best epoch by, and the ultralytics wheels. `train` runs the rounds named
 in --runs side by side on the one GPU, each time-boxed, starting from --init (the shipped
@@ -48,14 +48,14 @@ def pack(data_root: Path, artwork: Path, out: Path = PACK, seed: int = 0, side: 
     """Write the dataset (and, with wheels, the ultralytics wheels) under out; returns out."""
     import cv2
 
-    from vision.train_detector import prepare_detector_data
+    from training.train_detector import prepare_detector_data
 
     if out.exists():
         shutil.rmtree(out)
     with tempfile.TemporaryDirectory() as tmp:
         pseudo = None
         if pseudo_models:
-            from vision.pseudo_labels import detector_boxes
+            from training.pseudo_labels import detector_boxes
             pseudo = detector_boxes(pseudo_models)
         prepare_detector_data(data_root, artwork, Path(tmp) / "det", seed=seed, back_share=0.4, pseudo=pseudo)
         for split in ("train", "valid"):
@@ -103,7 +103,7 @@ def _saver(name: str, out: Path):
 
 def train_one(name: str, pack_dir: Path, init: Path, out: Path, minutes: float, workers: int, batch: int,
               device: str) -> None:
-    from vision import train_detector as td
+    from training import train_detector as td
 
     os.environ["YOLO_OFFLINE"] = "1"
     _offline_patches()
@@ -129,7 +129,7 @@ def train(pack_dir: Path, init: Path, out: Path, minutes: float, names: list[str
     workers = max(2, (os.cpu_count() or 4) // len(names) - 1)
     procs = []
     for name in names:
-        cmd = [sys.executable, "-m", "vision.gpu_round", "one", name, "--pack", str(pack_dir), "--init", str(init),
+        cmd = [sys.executable, "-m", "training.gpu_round", "one", name, "--pack", str(pack_dir), "--init", str(init),
                "--out", str(out),
                "--minutes", str(minutes), "--workers", str(workers), "--batch", str(batch), "--device", device]
         with open(logs / f"{name}.log", "w") as log:
@@ -148,7 +148,7 @@ def train(pack_dir: Path, init: Path, out: Path, minutes: float, names: list[str
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.gpu_round", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m training.gpu_round", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("pack")
     p.add_argument("--data", default=str((REPO / ".." / "shared" / "data").resolve()))

@@ -9,7 +9,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from vision.dataset import CLS_INPUT, NUM_CLASSES
+from vision.classes import NUM_CLASSES
+from vision.crops import CLS_INPUT
 
 
 def conv_bn(cin: int, cout: int, stride: int) -> nn.Sequential:

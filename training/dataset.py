@@ -6,18 +6,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop
+
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
-NUM_FACE_CLASSES = 42
-BACK_CLASS = 42  # face-down tile; only ever synthesized, real data has none
-NUM_CLASSES = 43
-CROP_STORE = 96  # side of the stored square crop (box + margin)
-CROP_MARGIN = 0.2  # context kept around each box, as a share of its width/height
-# The classifier's input frame. Kept here, not beside the network, so that inference (which
-# needs only numpy, OpenCV and onnxruntime) never imports torch.
-CLS_INPUT = 64  # crop side fed to the network
-CLS_MARGIN = 0.1  # context around the box in the network input, as share of box width/height
-
-
+NUM_FACE_CLASSES = 42  # the faces real photos are labelled with; the classifier adds `back`
 def list_pairs(split_dir: Path) -> list[tuple[Path, Path]]:
     """(image, label) pairs of a YOLO folder laid out as images/ + labels/ or flat."""
     split_dir = Path(split_dir)
@@ -80,31 +72,6 @@ def xyxy_to_labels(cls: np.ndarray, boxes: np.ndarray, width: int, height: int) 
 def write_labels(path: Path, labels: np.ndarray) -> None:
     lines = [f"{int(r[0])} {r[1]:.6f} {r[2]:.6f} {r[3]:.6f} {r[4]:.6f}" for r in labels]
     Path(path).write_text("\n".join(lines) + ("\n" if lines else ""))
-
-
-def cut_crop(image: np.ndarray, box, size: int = CROP_STORE, margin: float = CROP_MARGIN,
-             turned: bool | None = None) -> tuple[np.ndarray, bool]:
-    """Square crop of box + margin, resized to size x size, long side of the box turned vertical.
-
-    Returns (crop, turned): turned is True when a landscape box was rotated 90 deg clockwise,
-    so the classifier always sees tiles standing up or upside down, never lying. Pass turned
-    to decide it yourself (a squashed photo, where the box's shape is not the tile's).
-    """
-    x1, y1, x2, y2 = [float(v) for v in box]
-    w, h = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
-    src = np.float32([[x1 - margin * w, y1 - margin * h],
-                      [x2 + margin * w, y1 - margin * h],
-                      [x2 + margin * w, y2 + margin * h]])
-    if turned is None:
-        turned = w > h
-    if turned:  # map the box's left edge to the crop's top: a 90 deg clockwise turn
-        dst = np.float32([[size, 0], [size, size], [0, size]])
-    else:
-        dst = np.float32([[0, 0], [size, 0], [size, size]])
-    m = cv2.getAffineTransform(src, dst)
-    interp = cv2.INTER_AREA if max(w, h) * (1 + 2 * margin) > size else cv2.INTER_LINEAR
-    crop = cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REFLECT101)
-    return crop, turned
 
 
 def crops_from_pairs(pairs, size: int = CROP_STORE, margin: float = CROP_MARGIN, progress=None):

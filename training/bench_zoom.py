@@ -15,8 +15,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.dataset import labels_to_xyxy, list_pairs, read_labels
-from vision.evaluate import score
+from training.dataset import labels_to_xyxy, list_pairs, read_labels
+from training.evaluate import score
 
 ROOT = Path(__file__).resolve().parent.parent
 VALID = ROOT.parent / "shared" / "data" / "rf-chinese-mahjong-detection-v4" / "images" / "valid"
@@ -69,7 +69,7 @@ def run(folder: Path, models: Path, fills: list[float], every: int, progress=pri
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m vision.bench_zoom", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m training.bench_zoom", description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=str(VALID), help="YOLO folder of labelled photos")
     ap.add_argument("--models", default=str(ROOT / "models"))
     ap.add_argument("--fills", default="1,0.5,0.33,0.25", help="shares of the canvas side the photo fills")
@@ -81,7 +81,7 @@ def main(argv=None) -> int:
         return 2
     rows = run(Path(args.data), Path(args.models), [float(f) for f in args.fills.split(",")], args.every)
     if args.record:
-        from vision.model_card import record
+        from training.model_card import record
 
         print(f"recorded in {record(args.models, 'zoom_bench', {'rows': rows, 'every': args.every})}")
     return 0

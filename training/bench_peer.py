@@ -3,7 +3,7 @@
 mahjong-detector is a YOLO11n ONNX detector for riichi tiles (34 kinds, no flowers), a
 bench-only dependency: `pip install mahjong-detector==0.0.6`.
 
-    python -m vision.bench_peer [FOLDER] [--split S] [--limit N] [--repeat R] [--models DIR] [--json]
+    python -m training.bench_peer [FOLDER] [--split S] [--limit N] [--repeat R] [--models DIR] [--json]
 
 FOLDER is a YOLO-labelled folder (classes in our canonical order): a data set root with
 images/<split> + labels/<split>, or a folder with images/ + labels/ or both side by side; by
@@ -25,9 +25,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from .classes import CLASS_NAMES
-from .dataset import labels_to_xyxy, list_pairs, list_split, read_labels
-from .image_io import ImageError, load_image
+from training.dataset import labels_to_xyxy, list_pairs, list_split, read_labels
+from vision.classes import CLASS_NAMES
+from vision.image_io import ImageError, load_image
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_FOLDER = ROOT.parent / "shared" / "data" / "rf-chinese-mahjong-detection-v4"
@@ -51,14 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     report = run_bench(photos, {"ours": ours.recognize, "peer": peer.recognize}, repeat=args.repeat)
     print(json.dumps(report, indent=1) if args.json else format_report(report))
     if args.record:
-        from .model_card import record
+        from training.model_card import record
 
         print(f"recorded in {record(args.models, 'peer', {**report['summary'], 'repeat': args.repeat})}")
     return 0
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m vision.bench_peer",
+    parser = argparse.ArgumentParser(prog="python -m training.bench_peer",
                                      description="our recognizer vs mahjong-detector 0.0.6")
     parser.add_argument("folder", nargs="?", default=str(DEFAULT_FOLDER),
                         help="YOLO-labelled photos (default: the shared data set)")
@@ -77,7 +77,8 @@ class PeerDetector:
 
     def __init__(self):
         try:
-            from mahjong_detector.predict import CLASS_NAMES as peer_names, predict
+            from mahjong_detector.predict import CLASS_NAMES as peer_names
+            from mahjong_detector.predict import predict
             from mahjong_detector.preprocess import preprocess_image
         except ImportError:
             raise ImportError("mahjong-detector is not installed: pip install mahjong-detector==0.0.6") from None
@@ -95,7 +96,7 @@ class PeerDetector:
 def _our_recognizer(models: Path):
     if not any(models.glob("*.onnx")):
         raise ValueError(f"no models found in {models}; train them with `make train`")
-    from .model import Recognizer
+    from vision.model import Recognizer
 
     return Recognizer(models)
 

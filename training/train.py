@@ -50,9 +50,10 @@ def main(argv=None) -> int:
     os.environ.setdefault("YOLO_OFFLINE", "1")
     import torch
 
-    from vision import train_classifier as tc
-    from vision import train_detector as td
-    from vision.cls_net import CLS_INPUT, TileNet
+    from training import train_classifier as tc
+    from training import train_detector as td
+    from training.cls_net import TileNet
+    from vision.crops import CLS_INPUT
     from vision.model import CONFIG_FILE, DEFAULTS
 
     torch.set_num_threads(args.threads)
@@ -119,10 +120,10 @@ def main(argv=None) -> int:
 def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int) -> None:
     """Measure the models on the valid split (and boxes-only photos), keep the figures in
     recognizer.json and write the model card."""
-    from vision.evaluate import evaluate, format_report
-    from vision.label_fixes import load_fixes
+    from training.evaluate import evaluate, format_report
+    from training.label_fixes import load_fixes
+    from training.model_card import write_card
     from vision.model import CONFIG_FILE, Recognizer
-    from vision.model_card import write_card
 
     info = config["training"]
     info["det_conf"] = config["inference"]["det_conf"]

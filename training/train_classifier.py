@@ -11,11 +11,13 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from vision import synth
-from vision.augment import erase_corners, photometric, rot_mask, rotate_cw, to_input
-from vision.cls_net import CLS_INPUT, TileNet, export_onnx
-from vision.dataset import BACK_CLASS, NUM_CLASSES, crops_from_pairs, list_split
-from vision.quantize import quantize_classifier
+from training import synth
+from training.augment import erase_corners, photometric, rot_mask, rotate_cw
+from training.cls_net import TileNet, export_onnx
+from training.dataset import crops_from_pairs, list_split
+from training.quantize import quantize_classifier
+from vision.classes import BACK_CLASS, NUM_CLASSES
+from vision.crops import CLS_INPUT, to_input
 
 FLOWER_CLASSES = tuple(range(34, 42))
 WHITE_CLASS = 33  # blank or framed: looks the same upside down

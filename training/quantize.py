@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.augment import photometric, rotate_cw, to_input
-from vision.dataset import CLS_INPUT
+from training.augment import photometric, rotate_cw
+from vision.crops import CLS_INPUT, to_input
 
 CALIBRATION_CROPS = 512
 BATCH = 32

@@ -1,0 +1,73 @@
+"""The crop geometry shared by inference and training: a detector box -> the classifier's input.
+
+Kept apart from training so that reading a photo needs only numpy, OpenCV and onnxruntime.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+CROP_STORE = 96  # side of the stored square crop (box + margin)
+CROP_MARGIN = 0.2  # context kept around each box, as a share of its width/height
+# The classifier's input frame.
+CLS_INPUT = 64  # crop side fed to the network
+CLS_MARGIN = 0.1  # context around the box in the network input, as share of box width/height
+
+
+
+def cut_crop(image: np.ndarray, box, size: int = CROP_STORE, margin: float = CROP_MARGIN,
+             turned: bool | None = None) -> tuple[np.ndarray, bool]:
+    """Square crop of box + margin, resized to size x size, long side of the box turned vertical.
+
+    Returns (crop, turned): turned is True when a landscape box was rotated 90 deg clockwise,
+    so the classifier always sees tiles standing up or upside down, never lying. Pass turned
+    to decide it yourself (a squashed photo, where the box's shape is not the tile's).
+    """
+    x1, y1, x2, y2 = [float(v) for v in box]
+    w, h = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
+    src = np.float32([[x1 - margin * w, y1 - margin * h],
+                      [x2 + margin * w, y1 - margin * h],
+                      [x2 + margin * w, y2 + margin * h]])
+    if turned is None:
+        turned = w > h
+    if turned:  # map the box's left edge to the crop's top: a 90 deg clockwise turn
+        dst = np.float32([[size, 0], [size, size], [0, size]])
+    else:
+        dst = np.float32([[0, 0], [size, 0], [size, size]])
+    m = cv2.getAffineTransform(src, dst)
+    interp = cv2.INTER_AREA if max(w, h) * (1 + 2 * margin) > size else cv2.INTER_LINEAR
+    crop = cv2.warpAffine(image, m, (size, size), flags=interp, borderMode=cv2.BORDER_REFLECT101)
+    return crop, turned
+
+
+def frame_matrix(store: int, out: int, rng: np.random.Generator | None, strength: float = 1.0) -> np.ndarray:
+    """Affine map from a stored crop (box + CROP_MARGIN) to the network frame (box + CLS_MARGIN).
+
+    With rng, the box is jittered (shift, scale, aspect, small rotation) as a detector's box would be.
+    """
+    box = store / (1 + 2 * CROP_MARGIN)  # box side inside the stored crop
+    c = store / 2.0
+    half = box * (0.5 + CLS_MARGIN)
+    sx = sy = 1.0
+    dx = dy = 0.0
+    ang = 0.0
+    if rng is not None:
+        s = rng.uniform(0.88, 1.12) ** strength
+        a = rng.uniform(0.88, 1.14) ** strength
+        sx, sy = s * a, s / a
+        dx, dy = rng.uniform(-0.07, 0.07, 2) * box * strength
+        ang = rng.uniform(-8, 8) * strength
+    m = cv2.getRotationMatrix2D((c + dx, c + dy), ang, 1.0)
+    # scale so that [c - half*sx, c + half*sx] maps onto [0, out]
+    scale = np.array([[out / (2 * half * sx), 0], [0, out / (2 * half * sy)]])
+    m2 = scale @ m[:, :2]
+    t = scale @ (m[:, 2] - np.array([c + dx - half * sx, c + dy - half * sy]))
+    return np.hstack([m2, t[:, None]]).astype(np.float32)
+
+
+def to_input(crop: np.ndarray, rng: np.random.Generator | None = None, out: int = CLS_INPUT,
+             strength: float = 1.0) -> np.ndarray:
+    """Stored crop -> network-frame crop (out x out BGR uint8), jittered when rng is given."""
+    m = frame_matrix(crop.shape[0], out, rng, strength)
+    return cv2.warpAffine(crop, m, (out, out), flags=cv2.INTER_AREA if crop.shape[0] > out * 1.3 else cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REFLECT101)
