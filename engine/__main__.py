@@ -33,7 +33,8 @@ def main(argv=None) -> int:
             try:
                 data = json.loads(text)
             except json.JSONDecodeError as e:
-                raise HandError(f"input is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+                raise HandError(f"input is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}",
+                                code="malformed_json", reason=e.msg, line=e.lineno, column=e.colno) from None
             out = COMMANDS[args.command](data)
     except (HandError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from numbers import Real
 
-from .errors import HandError
+from .errors import HandError, short, short_repr
 
 SEATS = range(4)
 DRAW_RULES = ("dealer_continues", "yueqing")
@@ -31,29 +31,33 @@ def _is_int(value: object) -> bool:
 
 def _seat(name: str, value: object) -> int:
     if not _is_int(value) or value not in SEATS:
-        raise HandError(f"{name} must be a seat 0-3, got {value!r}")
+        raise HandError(f"{name} must be a seat 0-3, got {short_repr(value)}", code="not_a_seat", field=name, value=value)
     return value
 
 
 def _count(name: str, value: object, low: int = 0, high: int | None = None) -> int:
     if not _is_int(value) or value < low or (high is not None and value > high):
         bound = f"{low}-{high}" if high is not None else f"≥ {low}"
-        raise HandError(f"{name} must be a whole number {bound}, got {value!r}")
+        raise HandError(f"{name} must be a whole number {bound}, got {short_repr(value)}", code="not_a_count", field=name,
+                        bound=bound, value=value)
     return value
 
 
 def _flag(name: str, value: object) -> bool:
     if not isinstance(value, bool):
-        raise HandError(f"{name} must be true or false, got {value!r}")
+        raise HandError(f"{name} must be true or false, got {short_repr(value)}", code="not_a_bool", field=name, value=value)
     return value
 
 
 def _no_unknown_keys(what: str, data: Mapping, allowed) -> None:
     if not isinstance(data, Mapping):
-        raise HandError(f"{what} must be a table of keys, got {type(data).__name__}")
+        raise HandError(f"{what} must be a table of keys, got {type(data).__name__}", code="not_a_table", field=what,
+                        type=type(data).__name__)
     unknown = sorted(str(k) for k in data if k not in allowed)
     if unknown:
-        raise HandError(f"unknown key in {what}: {', '.join(unknown)} (allowed: {', '.join(allowed)})")
+        keys = short(", ".join(unknown))
+        raise HandError(f"unknown key in {what}: {keys} (allowed: {', '.join(allowed)})", code="unknown_key_in",
+                        field=what, keys=keys, known=", ".join(allowed))
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,8 @@ class FlowRules:
 
     def __post_init__(self) -> None:
         if self.draw_rule not in DRAW_RULES:
-            raise HandError(f"draw_rule must be one of {', '.join(DRAW_RULES)}, got {self.draw_rule!r}")
+            raise HandError(f"draw_rule must be one of {', '.join(DRAW_RULES)}, got {short_repr(self.draw_rule)}",
+                            code="draw_rule", value=self.draw_rule, known=", ".join(DRAW_RULES))
         _flag("draw_increments_streak", self.draw_increments_streak)
         _count("reserve", self.reserve)
         _count("reserve_per_kong", self.reserve_per_kong)
@@ -133,7 +138,7 @@ class GameState:
     def __post_init__(self) -> None:
         if (isinstance(self.players, (str, bytes)) or not isinstance(self.players, Sequence)
                 or len(self.players) != 4 or not all(isinstance(p, str) for p in self.players)):
-            raise HandError(f"players must be four names, got {self.players!r}")
+            raise HandError(f"players must be four names, got {short(self.players)}", code="players_four")
         object.__setattr__(self, "players", tuple(self.players))
         _seat("first_dealer", self.first_dealer)
         _seat("dealer", self.dealer)
@@ -143,14 +148,15 @@ class GameState:
         _count("dealer_turns_in_round", self.dealer_turns_in_round, 0, 4)
         _flag("finished", self.finished)
         if (self.dealer_turns_in_round == 4) != self.finished:
-            raise HandError("dealer_turns_in_round is 4 exactly when the game is finished")
+            raise HandError("dealer_turns_in_round is 4 exactly when the game is finished", code="state_turns_finished")
         # The deal only ever moves one seat on, so the dealer follows from the turns passed.
         if self.dealer != (self.first_dealer + self.dealer_turns_in_round) % 4:
             raise HandError(f"dealer {self.dealer} does not match first_dealer {self.first_dealer} "
-                            f"after {self.dealer_turns_in_round} dealerships")
+                            f"after {self.dealer_turns_in_round} dealerships", code="state_dealer",
+                            dealer=self.dealer, first_dealer=self.first_dealer, turns=self.dealer_turns_in_round)
         if (isinstance(self.scores, (str, bytes)) or not isinstance(self.scores, Sequence)
                 or len(self.scores) != 4 or not all(_is_amount(x) for x in self.scores)):
-            raise HandError(f"scores must be four numbers, got {self.scores!r}")
+            raise HandError(f"scores must be four numbers, got {short(self.scores)}", code="scores_four")
         object.__setattr__(self, "scores", tuple(self.scores))
 
     def to_dict(self) -> dict:
@@ -165,7 +171,7 @@ class GameState:
         _no_unknown_keys("game state", data, names)
         missing = [n for n in names if n not in data]
         if missing:
-            raise HandError(f"game state is missing {', '.join(missing)}")
+            raise HandError(f"game state is missing {', '.join(missing)}", code="state_missing", keys=", ".join(missing))
         return cls(**data)
 
 
@@ -176,7 +182,7 @@ def _is_amount(value: object) -> bool:
 def new_game(players: Sequence[str], first_dealer: int = 0) -> GameState:
     """The state before the first hand: 東 round, ``first_dealer`` deals, scores 0."""
     if isinstance(players, str):  # "ABCD" would silently become four one-letter names
-        raise HandError(f"players must be a list of four names, got the string {players!r}")
+        raise HandError(f"players must be a list of four names, got the string {short_repr(players)}", code="players_four")
     return GameState(players=tuple(players), first_dealer=first_dealer, dealer=first_dealer, streak=0,
                      round_wind=0, hand_number=1, dealer_turns_in_round=0, finished=False,
                      scores=(0, 0, 0, 0))
@@ -190,17 +196,19 @@ def seat_wind(state: GameState, seat: int) -> int:
 def _deltas(raw: object) -> dict[int, Real]:
     """Per-seat deltas; JSON-stored keys ("0"-"3") are accepted as well as ints."""
     if not isinstance(raw, Mapping):
-        raise HandError(f"deltas must be a table of seat → amount, got {raw!r}")
+        raise HandError(f"deltas must be a table of seat → amount, got {short(raw)}", code="deltas_not_table")
     out = {s: 0 for s in SEATS}
     for key, amount in raw.items():
         seat = int(key) if isinstance(key, str) and key in ("0", "1", "2", "3") else key
         _seat("a deltas key", seat)
         if not _is_amount(amount):
-            raise HandError(f"delta for seat {seat} must be a number, got {amount!r}")
+            raise HandError(f"delta for seat {seat} must be a number, got {short(amount)}", code="delta_not_number",
+                            seat=seat, value=amount)
         out[seat] += amount
     # Money changes hands, so a hand's deltas sum to zero (float-rounding tolerance only).
     if abs(math.fsum(out.values())) > 1e-9 * max(1.0, math.fsum(abs(v) for v in out.values())):
-        raise HandError(f"deltas must sum to zero, got {math.fsum(out.values())!r}")
+        raise HandError(f"deltas must sum to zero, got {math.fsum(out.values())!r}", code="deltas_sum",
+                        total=math.fsum(out.values()))
     return out
 
 
@@ -230,22 +238,25 @@ def apply_result(state: GameState, result: Mapping, flow_rules: FlowRules) -> Ga
     (0, 1)
     """
     if state.finished:
-        raise HandError("game is finished")
+        raise HandError("game is finished", code="game_finished")
     if state.round_wind >= flow_rules.rounds:
-        raise HandError(f"round_wind {state.round_wind} is past the {flow_rules.rounds} rounds of these rules")
+        raise HandError(f"round_wind {state.round_wind} is past the {flow_rules.rounds} rounds of these rules",
+                        code="round_past_end", round=state.round_wind, rounds=flow_rules.rounds)
     if not isinstance(result, Mapping) or result.get("type") not in ("win", "draw"):
-        raise HandError(f"a result needs type 'win' or 'draw', got {result!r}")
+        raise HandError(f"a result needs type 'win' or 'draw', got {short(result)}", code="result_type")
     state = replace(state, hand_number=state.hand_number + 1)
 
     if result["type"] == "win":
         _no_unknown_keys("a win result", result, ["type", "winner", "discarder", "deltas"])
         for key in ("winner", "discarder", "deltas"):
             if key not in result:
-                raise HandError(f"a win result needs '{key}' (discarder: a seat, or None for a self-draw)")
+                raise HandError(f"a win result needs '{key}' (discarder: a seat, or None for a self-draw)",
+                                code="win_result_key", key=key)
         winner = _seat("winner", result["winner"])
         discarder = result["discarder"]
         if discarder is not None and _seat("discarder", discarder) == winner:
-            raise HandError(f"the winner (seat {winner}) cannot also be the discarder")
+            raise HandError(f"the winner (seat {winner}) cannot also be the discarder", code="winner_is_discarder_seat",
+                            seat=winner)
         deltas = _deltas(result["deltas"])
         state = replace(state, scores=tuple(state.scores[s] + deltas[s] for s in SEATS))
         if winner == state.dealer:
@@ -255,7 +266,8 @@ def apply_result(state: GameState, result: Mapping, flow_rules: FlowRules) -> Ga
     _no_unknown_keys("a draw result", result, ["type", "counting_kong"])
     if flow_rules.draw_rule == "yueqing":
         if "counting_kong" not in result:
-            raise HandError("a draw under the yueqing rule needs 'counting_kong' (was a non-白皮 kong made?)")
+            raise HandError("a draw under the yueqing rule needs 'counting_kong' (was a non-白皮 kong made?)",
+                            code="draw_counting_kong")
         if _flag("counting_kong", result["counting_kong"]):
             return _pass_deal(state, flow_rules)
         return state  # dealer continues, 牢庄 unchanged (seed 004 §七)
@@ -276,6 +288,6 @@ def replay(initial_state: GameState, results: Sequence[Mapping], flow_rules: Flo
         try:
             state = apply_result(state, result, flow_rules)
         except HandError as e:
-            raise HandError(f"result {i}: {e}") from None
+            raise HandError(f"result {i}: {e}", code="in_result", n=i, cause=e) from None
         states.append(state)
     return states

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
 
-from .errors import HandError
+from .errors import HandError, short_repr
 
 RULES_DIR = Path(__file__).with_name("rules")
 SCORERS = ("taiwan", "yueqing")
@@ -56,7 +56,8 @@ class RuleTable:
         try:
             return self.settings[name]
         except KeyError:
-            raise HandError(f"rule table {self.id!r} has no setting {name!r}") from None
+            raise HandError(f"rule table {self.id!r} has no setting {name!r}", code="rule_no_setting",
+                            table=self.id, setting=name) from None
 
     @cached_property
     def active_entries(self) -> tuple[Entry, ...]:
@@ -74,7 +75,7 @@ def _unwrap(values: dict, what: str) -> dict:
     for key, v in values.items():
         if isinstance(v, dict):
             if "value" not in v:
-                raise HandError(f"{what}.{key} needs a 'value'")
+                raise HandError(f"{what}.{key} needs a 'value'", code="rule_setting_value", setting=f"{what}.{key}")
             v = v["value"]
         out[key] = v
     return out
@@ -86,7 +87,8 @@ def _check_replacements(entries: list[Entry], where: str) -> None:
     for e in entries:
         for r in e.replaces:
             if r not in ids:
-                raise HandError(f"{where}: entry {e.id!r} replaces unknown entry {r!r}")
+                raise HandError(f"{where}: entry {e.id!r} replaces unknown entry {r!r}", code="rule_replaces_unknown",
+                                where=where, entry=e.id, other=r)
     state: dict[str, int] = {}
 
     def visit(node: str, trail: list[str]) -> None:
@@ -94,7 +96,8 @@ def _check_replacements(entries: list[Entry], where: str) -> None:
             return
         if state.get(node) == 1:
             cycle = " -> ".join(trail[trail.index(node):] + [node])
-            raise HandError(f"{where}: replacements form a cycle: {cycle}")
+            raise HandError(f"{where}: replacements form a cycle: {cycle}", code="rule_replaces_cycle",
+                            where=where, cycle=cycle)
         state[node] = 1
         for nxt in graph[node]:
             visit(nxt, trail + [node])
@@ -109,52 +112,63 @@ def parse_table(data: dict, where: str, known_patterns: frozenset[str]) -> RuleT
         head = data["table"]
         raw_entries = data["entry"]
     except KeyError as missing:
-        raise HandError(f"{where}: missing [{missing.args[0]}] section") from None
+        raise HandError(f"{where}: missing [{missing.args[0]}] section", code="rule_missing_section",
+                        where=where, section=missing.args[0]) from None
     scorer = head.get("scorer", "taiwan")
     if scorer not in SCORERS:
-        raise HandError(f"{where}: scorer must be one of {', '.join(SCORERS)}, got {scorer!r}")
+        raise HandError(f"{where}: scorer must be one of {', '.join(SCORERS)}, got {short_repr(scorer)}",
+                        code="rule_scorer", where=where, value=scorer, known=", ".join(SCORERS))
     settings = _unwrap(data.get("settings", {}), "settings")
     entries: list[Entry] = []
     seen: set[str] = set()
     for i, raw in enumerate(raw_entries):
         eid = raw.get("id")
         if not isinstance(eid, str) or not eid:
-            raise HandError(f"{where}: entry #{i + 1} has no id")
+            raise HandError(f"{where}: entry #{i + 1} has no id", code="rule_entry_no_id", where=where, n=i + 1)
         if eid in seen:
-            raise HandError(f"{where}: entry {eid!r} appears twice")
+            raise HandError(f"{where}: entry {eid!r} appears twice", code="rule_entry_twice", where=where, entry=eid)
         seen.add(eid)
         pattern = raw.get("pattern", eid)
         if pattern not in known_patterns:
-            raise HandError(f"{where}: entry {eid!r} uses unknown pattern {pattern!r}")
+            raise HandError(f"{where}: entry {eid!r} uses unknown pattern {short_repr(pattern)}", code="rule_unknown_pattern",
+                            where=where, entry=eid, pattern=pattern)
         tai = raw.get("tai")
         if isinstance(tai, bool) or not isinstance(tai, int) or not 0 <= tai <= 1000:
-            raise HandError(f"{where}: entry {eid!r} has a bad 台 value {tai!r} (a whole number 0-1000)")
+            raise HandError(f"{where}: entry {eid!r} has a bad 台 value {short_repr(tai)} (a whole number 0-1000)",
+                            code="rule_bad_tai", where=where, entry=eid, value=tai)
         replaces = raw.get("replaces", [])
         if not isinstance(replaces, list) or not all(isinstance(r, str) for r in replaces):
-            raise HandError(f"{where}: entry {eid!r}: 'replaces' must be a list of entry ids")
+            raise HandError(f"{where}: entry {eid!r}: 'replaces' must be a list of entry ids", code="rule_replaces_list",
+                            where=where, entry=eid, key="replaces")
         # replaces_when / replaces_unless = { setting = [ids] }: replacements that depend on a
         # setting, for the points where tables disagree (NOTES.md)
         for key, when in (("replaces_when", True), ("replaces_unless", False)):
             conditional = raw.get(key, {})
             if not isinstance(conditional, dict):
-                raise HandError(f"{where}: entry {eid!r}: '{key}' must map settings to entry ids")
+                raise HandError(f"{where}: entry {eid!r}: '{key}' must map settings to entry ids",
+                                code="rule_conditional_map", where=where, entry=eid, key=key)
             for setting, ids in conditional.items():
                 if setting not in settings:
-                    raise HandError(f"{where}: entry {eid!r}: {key} names unknown setting {setting!r}")
+                    raise HandError(f"{where}: entry {eid!r}: {key} names unknown setting {setting!r}",
+                                    code="rule_unknown_setting", where=where, entry=eid, setting=setting)
                 if not isinstance(ids, list) or not all(isinstance(r, str) for r in ids):
-                    raise HandError(f"{where}: entry {eid!r}: {key}.{setting} must be a list of entry ids")
+                    raise HandError(f"{where}: entry {eid!r}: {key}.{setting} must be a list of entry ids",
+                                    code="rule_replaces_list", where=where, entry=eid, key=f"{key}.{setting}")
                 if bool(settings[setting]) == when:
                     replaces = replaces + [r for r in ids if r not in replaces]
         requires = raw.get("requires")
         if requires is not None and requires not in settings:
-            raise HandError(f"{where}: entry {eid!r} requires unknown setting {requires!r}")
+            raise HandError(f"{where}: entry {eid!r} requires unknown setting {short_repr(requires)}",
+                            code="rule_unknown_setting", where=where, entry=eid, setting=requires)
         for key in ("name", "name_en", "description", "source"):
             if not isinstance(raw.get(key), str) or not raw.get(key):
-                raise HandError(f"{where}: entry {eid!r} needs a text '{key}'")
+                raise HandError(f"{where}: entry {eid!r} needs a text '{key}'", code="rule_entry_text",
+                                where=where, entry=eid, key=key)
         unknown = set(raw) - {"id", "pattern", "name", "name_en", "tai", "description", "source",
                               "replaces", "replaces_when", "replaces_unless", "requires", "group", "note"}
         if unknown:
-            raise HandError(f"{where}: entry {eid!r} has unknown key {sorted(unknown)[0]!r}")
+            raise HandError(f"{where}: entry {eid!r} has unknown key {short_repr(sorted(unknown)[0])}",
+                            code="rule_entry_key", where=where, entry=eid, key=sorted(unknown)[0])
         entries.append(Entry(id=eid, name=raw["name"], name_en=raw["name_en"], tai=tai,
                              description=raw["description"], source=raw["source"], pattern=pattern,
                              replaces=tuple(replaces), requires=requires, group=raw.get("group"),
@@ -162,7 +176,7 @@ def parse_table(data: dict, where: str, known_patterns: frozenset[str]) -> RuleT
     _check_replacements(entries, where)
     hand_size = head.get("hand_size", 16)
     if hand_size not in (13, 16):
-        raise HandError(f"{where}: hand_size must be 13 or 16")
+        raise HandError(f"{where}: hand_size must be 13 or 16", code="rule_hand_size", where=where)
     return RuleTable(id=head.get("id", Path(where).stem), name=head.get("name", ""),
                      name_en=head.get("name_en", ""), source=head.get("source", ""), scorer=scorer,
                      hand_size=hand_size, entries=tuple(entries), settings=settings,
@@ -196,9 +210,11 @@ def _read_toml(path: str) -> dict:
         with open(path, "rb") as f:
             return tomllib.load(f)
     except OSError as e:
-        raise HandError(f"cannot read rule file {path}: {e.strerror}") from None
+        raise HandError(f"cannot read rule file {path}: {e.strerror}", code="rule_file_unreadable", path=path,
+                        reason=e.strerror) from None
     except tomllib.TOMLDecodeError as e:
-        raise HandError(f"rule file {path} is not valid TOML: {e}") from None
+        raise HandError(f"rule file {path} is not valid TOML: {e}", code="rule_file_toml", path=path,
+                        reason=str(e)) from None
 
 
 def _resolve_extends(data: dict, where: str, chain: tuple) -> dict:
@@ -210,24 +226,28 @@ def _resolve_extends(data: dict, where: str, chain: tuple) -> dict:
     if base_name is None:
         return data
     if base_name in chain:
-        raise HandError(f"{where}: 'extends' forms a cycle through {base_name!r}")
+        raise HandError(f"{where}: 'extends' forms a cycle through {base_name!r}", code="rule_extends_cycle",
+                        where=where, table=base_name)
     base_path = RULES_DIR / f"{base_name}.toml"
     if not base_path.is_file():
         base_path = Path(where).with_name(f"{base_name}.toml")
     if not base_path.is_file():
-        raise HandError(f"{where}: extends unknown table {base_name!r}")
+        raise HandError(f"{where}: extends unknown table {short_repr(base_name)}", code="rule_extends_unknown",
+                        where=where, table=base_name)
     base = _resolve_extends(_read_toml(str(base_path)), str(base_path), chain + (base_name,))
     ids = {e.get("id") for e in base.get("entry", [])}
     overrides = data.get("tai", {})
     for eid in overrides:
         if eid not in ids:
-            raise HandError(f"{where}: [tai] names unknown entry {eid!r} of {base_name!r}")
+            raise HandError(f"{where}: [tai] names unknown entry {short_repr(eid)} of {base_name!r}",
+                            code="rule_tai_unknown", where=where, entry=eid, table=base_name)
     entries = [dict(e, tai=overrides.get(e.get("id"), e.get("tai"))) for e in base.get("entry", [])]
     head = {k: v for k, v in data["table"].items() if k != "extends"}
     settings = {**base.get("settings", {}), **data.get("settings", {})}
     unknown = set(data.get("settings", {})) - set(base.get("settings", {}))
     if unknown:
-        raise HandError(f"{where}: setting {sorted(unknown)[0]!r} is not a setting of {base_name!r}")
+        raise HandError(f"{where}: setting {short_repr(sorted(unknown)[0])} is not a setting of {base_name!r}",
+                        code="rule_extends_setting", where=where, setting=sorted(unknown)[0], table=base_name)
     return {**base, "table": {**base["table"], **head}, "settings": settings,
             "flow": {**base.get("flow", {}), **data.get("flow", {})}, "entry": entries}
 
@@ -238,5 +258,6 @@ def load_table(name_or_path: str) -> RuleTable:
     if not path.is_file():
         path = Path(name_or_path)
         if not path.is_file():
-            raise HandError(f"unknown rule table {name_or_path!r}; known: {', '.join(table_names())}")
+            raise HandError(f"unknown rule table {short_repr(name_or_path)}; known: {', '.join(table_names())}",
+                            code="unknown_rule_table", table=name_or_path, known=", ".join(table_names()))
     return _load_path(str(path), path.stat().st_mtime)

@@ -22,11 +22,12 @@ from .patterns import DEALER_PATTERNS, PATTERNS, Features
 from .readings import Reading, Set, readings
 from .rules import RuleTable, load_table
 from .settlement import dealer_tai as dealer_tai_total, settle_taiwan
-from .tiles import is_flower, tile_name, to_counts
+from .tiles import is_flower, tile_name, to_counts, zh_name
 
 
-def _not_a_win(reason: str) -> dict:
-    return {"win": False, "reason": reason, "tai": 0, "breakdown": [], "decomposition": None,
+def _not_a_win(reason: str, *, code: str, **params) -> dict:
+    """`reason` in English; `reason_code`/`reason_params` name it for other languages."""
+    return {"win": False, "reason": reason, "reason_code": code, "reason_params": params, "tai": 0, "breakdown": [], "decomposition": None,
             "payments": None}
 
 
@@ -55,7 +56,8 @@ def _flower_reading(hand: Hand) -> Reading | None:
 def _check_flowers(hand: Hand) -> None:
     for f in hand.flowers:
         if not is_flower(f):
-            raise HandError(f"{tile_name(f)} is not a flower under Taiwanese rules (flowers are 1f-8f)")
+            raise HandError(f"{tile_name(f)} is not a flower under Taiwanese rules (flowers are 1f-8f)",
+                            code="not_a_flower_taiwan", tile=tile_name(f), tile_zh=zh_name(f))
 
 
 def candidate_readings(hand: Hand, table: RuleTable) -> list[Reading]:
@@ -116,12 +118,12 @@ def score(hand: Hand, table: RuleTable | None = None) -> dict:
     hand.validate(hand_size=table.hand_size)
     s = table.settings
     if s.get("limit_ready") and not hand.context.declared_ready:
-        return _not_a_win("this table plays 限聽: a win needs a declared ready hand (宣告聽牌)")
+        return _not_a_win("this table plays 限聽: a win needs a declared ready hand (宣告聽牌)", code="limit_ready")
     if s.get("self_draw_only") and not hand.self_drawn:
-        return _not_a_win("this table plays 限自摸: only self-drawn wins count")
+        return _not_a_win("this table plays 限自摸: only self-drawn wins count", code="self_draw_only")
     candidates = candidate_readings(hand, table)
     if not candidates:
-        return _not_a_win("the tiles do not form five sets and a pair")
+        return _not_a_win("the tiles do not form five sets and a pair", code="no_win_shape")
     pre_win = to_counts(hand.concealed)
     wait_count = len(winning_tiles(pre_win)) if sum(pre_win) % 3 == 1 else 0
     involved = _dealer_involved(hand)

@@ -15,26 +15,28 @@ from __future__ import annotations
 import math
 from numbers import Real
 
-from .errors import HandError
+from .errors import HandError, short_repr
 
 SEATS = range(4)
 
 
 def _check_seat(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value not in SEATS:
-        raise HandError(f"{name} must be a seat 0-3, got {value!r}")
+        raise HandError(f"{name} must be a seat 0-3, got {short_repr(value)}", code="not_a_seat", field=name, value=value)
     return value
 
 
 def _check_count(name: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise HandError(f"{name} must be a whole number ≥ 0, got {value!r}")
+        raise HandError(f"{name} must be a whole number ≥ 0, got {short_repr(value)}", code="not_a_count", field=name,
+                        bound="≥ 0", value=value)
     return value
 
 
 def _check_amount(name: str, value: object) -> Real:
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value < 0:
-        raise HandError(f"{name} must be a finite amount ≥ 0, got {value!r}")
+        raise HandError(f"{name} must be a finite amount ≥ 0, got {short_repr(value)}", code="not_non_negative",
+                        field=name, value=value)
     return value
 
 
@@ -43,7 +45,8 @@ def _check_winner_discarder(winner: object, discarder: object) -> None:
     if discarder is not None:
         _check_seat("discarder", discarder)
         if discarder == winner:
-            raise HandError(f"the winner (seat {winner}) cannot also be the discarder")
+            raise HandError(f"the winner (seat {winner}) cannot also be the discarder", code="winner_is_discarder_seat",
+                            seat=winner)
 
 
 def _collect(winner: int, payments: dict[int, Real]) -> dict[int, Real]:

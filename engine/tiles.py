@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from .errors import HandError
+from .errors import HandError, short, short_repr
 
 NUM_KINDS = 34          # playing tiles; flowers are separate
 NUM_ALL = 42            # with the eight flowers
@@ -81,7 +81,7 @@ def flower_seat(kind: int) -> int:
 def tile_name(kind: int) -> str:
     """Notation of one tile: '1m', 'E', '5f'."""
     if not 0 <= kind < NUM_ALL:
-        raise HandError(f"no tile with index {kind}")
+        raise HandError(f"no tile with index {kind}", code="tile_index", index=kind)
     if kind < 27:
         return f"{kind % 9 + 1}{SUITS[kind // 9]}"
     if kind < FLOWER_BASE:
@@ -109,7 +109,7 @@ def parse_tile(text: str) -> int:
     """One tile in any accepted spelling."""
     tiles = parse_tiles(text)
     if len(tiles) != 1:
-        raise HandError(f"expected one tile, got {text!r}")
+        raise HandError(f"expected one tile, got {short_repr(text)}", code="one_tile_expected", text=text)
     return tiles[0]
 
 
@@ -119,7 +119,8 @@ def parse_tiles(text: str) -> list[int]:
     Order is kept as written; raises HandError naming the first thing it cannot read.
     """
     if not isinstance(text, str):
-        raise HandError(f"tiles must be given as a string, got {type(text).__name__}")
+        raise HandError(f"tiles must be given as a string, got {type(text).__name__}", code="tiles_not_string",
+                        type=type(text).__name__)
     tiles: list[int] = []
     pos = 0
     text = text.strip()
@@ -127,7 +128,8 @@ def parse_tiles(text: str) -> list[int]:
         m = _TOKEN.match(text, pos)
         if not m or m.end() == pos:
             bad = text[pos:].strip().split()[0] if text[pos:].strip() else text[pos:]
-            raise HandError(f"cannot read tiles at {bad!r} in {text!r}")
+            raise HandError(f"cannot read tiles at {short_repr(bad, 20)} in {short_repr(text)}", code="tiles_unreadable",
+                            at=short(bad, 20), text=text)
         pos = m.end()
         if m["num"]:
             suit = m["suit"]
@@ -135,7 +137,7 @@ def parse_tiles(text: str) -> list[int]:
                 n = int(digit)
                 if suit == "f":
                     if n > 8:
-                        raise HandError(f"flowers are 1f-8f, got {digit}f")
+                        raise HandError(f"flowers are 1f-8f, got {digit}f", code="flower_number", tile=f"{digit}f")
                     tiles.append(FLOWER_BASE + n - 1)
                 else:
                     tiles.append(SUITS.index(suit) * 9 + n - 1)
@@ -184,4 +186,5 @@ def check_copies(tiles, *, limit: int = 4) -> None:
     for kind, n in Counter(tiles).items():
         cap = 1 if is_flower(kind) else limit
         if n > cap:
-            raise HandError(f"{n} copies of {tile_name(kind)} ({zh_name(kind)}); a set has {cap}")
+            raise HandError(f"{n} copies of {tile_name(kind)} ({zh_name(kind)}); a set has {cap}", code="too_many_copies",
+                            n=n, tile=tile_name(kind), tile_zh=zh_name(kind), cap=cap)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .errors import HandError
+from .errors import HandError, short_repr
 from .hand import WIND_NAMES, Hand
 from .tiles import (EAST, GREEN, NUM_KINDS, RED, WHITE, format_tiles, is_flower, tile_name, to_counts,
                     zh_name)
@@ -216,21 +216,26 @@ def _check_hand(hand: Hand, table) -> tuple[int, int]:
     """Raise HandError for what 乐清 forbids; return (財神 kind, flower kind)."""
     cs = hand.context.caishen
     if cs is None:
-        raise HandError("乐清 needs the 財神: give context.caishen (the wild tile turned up from the wall)")
+        raise HandError("乐清 needs the 財神: give context.caishen (the wild tile turned up from the wall)",
+                        code="caishen_missing")
     if isinstance(cs, bool) or not isinstance(cs, int) or not 0 <= cs < NUM_KINDS:
-        raise HandError(f"the 財神 must be a playing tile, got {cs!r}")
+        raise HandError(f"the 財神 must be a playing tile, got {short_repr(cs)}", code="caishen_not_tile", value=cs)
     flower = flower_kind(cs)
     for f in hand.flowers:
         if f != flower:
             raise HandError(f"乐清 has no flower tiles but {zh_name(flower)} ({tile_name(flower)}): "
-                            f"{tile_name(f)} ({zh_name(f)}) cannot be laid out as a flower")
+                            f"{tile_name(f)} ({zh_name(f)}) cannot be laid out as a flower",
+                            code="yueqing_flower", flower=tile_name(flower), flower_zh=zh_name(flower),
+                            tile=tile_name(f), tile_zh=zh_name(f))
     if hand.winning_tile is None:
-        raise HandError("'winning_tile' is missing")
+        raise HandError("'winning_tile' is missing", code="winning_tile_missing")
     if is_flower(hand.winning_tile):
-        raise HandError(f"{tile_name(hand.winning_tile)} is a flower; 乐清 plays without flower tiles")
+        raise HandError(f"{tile_name(hand.winning_tile)} is a flower; 乐清 plays without flower tiles",
+                        code="yueqing_flower_win", tile=tile_name(hand.winning_tile), tile_zh=zh_name(hand.winning_tile))
     if flower in hand.all_tiles:
         raise HandError(f"{zh_name(flower)} ({tile_name(flower)}) is the flower in 乐清 and never plays in "
-                        f"the hand: put it in 'flowers'")
+                        f"the hand: put it in 'flowers'", code="yueqing_flower_in_hand",
+                        tile=tile_name(flower), tile_zh=zh_name(flower))
     hand.validate(hand_size=table.hand_size)
     return cs, flower
 
@@ -438,8 +443,8 @@ def _payments(hand: Hand, tai: int) -> dict:
     return {WIND_NAMES[seat]: deltas[seat] for seat in range(4)}
 
 
-def _not_a_win(hand: Hand, reason: str) -> dict:
-    return {"win": False, "reason": reason, "tai": 0, "breakdown": [],
+def _not_a_win(hand: Hand, reason: str, *, code: str, **params) -> dict:
+    return {"win": False, "reason": reason, "reason_code": code, "reason_params": params, "tai": 0, "breakdown": [],
             "decomposition": {"sets": [], "wait": None, "winning_tile": hand.winning_tile_name()},
             "formula": {"N": 0, "M": 0, "raw_N": 0},
             "payments": {w: 0 for w in WIND_NAMES}}
@@ -462,7 +467,8 @@ def score_yueqing(hand: Hand, table=None) -> dict:
     summaries = _hand_summaries(tuple(counts), wilds, cs, win_real, flower)
     if not summaries:
         extra = f", even with the {wilds} 財神 as wild tiles" if wilds else ""
-        return _not_a_win(hand, f"the tiles do not form a pair and five sets{extra}")
+        return _not_a_win(hand, f"the tiles do not form a pair and five sets{extra}",
+                          code="no_win_shape_wild" if wilds else "no_win_shape", wilds=wilds)
 
     meld = _meld_facts(hand.melds, cs, settings["meld_caishen_count"])
     facts = {**meld, "caishen": cs, "flower": flower, "flowers": len(hand.flowers),

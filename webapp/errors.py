@@ -2,35 +2,111 @@
 
 Errors are raised where they are detected (ApiError, HandError, ImageError) and shown here, so
 routes never build error responses themselves and a client never sees a traceback.
+
+Every error carries a stable `code` and its `params`; the answer is
+`{"error": <message in the request's language>, "code": ..., "params": {...}}`, the language taken
+from `Accept-Language` (English when it names neither language we have). The wording per code
+lives in webapp/messages/<lang>.json (templates with `{param}` placeholders; a param that is an
+error itself, `{"code", "params"}`, is rendered with its own template). The pages get the same
+catalogs from GET /api/messages/<lang>.
 """
 from __future__ import annotations
 
+import json
 import logging
+import re
+from functools import lru_cache
+from pathlib import Path
 
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from engine.errors import HandError
+from engine.errors import HandError, clean_params, cut
 
 log = logging.getLogger("webapp")
 
 # These paths are read by scripts, not people: they always answer JSON.
 JSON_PREFIXES = ("/api/", "/photos/")
+MESSAGES_DIR = Path(__file__).resolve().parent / "messages"
+LANGS = ("en", "zh")
+DEFAULT_LANG = "en"
 
 
 class ApiError(Exception):
-    """A request we refuse; `message` is shown to the user as is."""
+    """A request we refuse: `message` is the English text, `code` and `params` translate it."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, code: str = "bad_request", **params):
+        message = cut(str(message))
         super().__init__(message)
         self.status = status
         self.message = message
+        self.code = code
+        self.params = clean_params(params)
+
+    @classmethod
+    def from_error(cls, status: int, exc) -> "ApiError":
+        """The same code, params and message as a HandError/ImageError, answered with `status`."""
+        return cls(status, str(exc), getattr(exc, "code", "bad_request"), **getattr(exc, "params", {}))
 
 
-def error_response(status: int, message: str):
+@lru_cache(maxsize=None)
+def catalog(lang: str) -> dict:
+    """code -> template for one language."""
+    return json.loads((MESSAGES_DIR / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+def request_lang() -> str:
+    """The first language of Accept-Language (by q) that we have; English otherwise. A page (not
+    /api/) follows the language the pages chose (the `lang` cookie static/js/i18n.js sets) first."""
+    if not _wants_json() and request.cookies.get("lang") in LANGS:
+        return request.cookies["lang"]
+    header = request.headers.get("Accept-Language", "")
+    ranked = []
+    for i, part in enumerate(header.split(",")):
+        tag, _, rest = part.strip().partition(";")
+        q = 1.0
+        m = re.search(r"q=([0-9.]+)", rest)
+        if m:
+            try:
+                q = float(m.group(1))
+            except ValueError:
+                q = 0.0
+        base = tag.strip().lower().split("-")[0]
+        if base in LANGS and q > 0:
+            ranked.append((-q, i, base))
+    return min(ranked)[2] if ranked else DEFAULT_LANG
+
+
+def render(code: str, params: dict, lang: str, fallback: str | None = None) -> str:
+    """The message for `code` in `lang`: its template filled with params (nested errors rendered)."""
+    template = catalog(lang).get(code)
+    if template is None:
+        template = catalog(DEFAULT_LANG).get(code)
+    if template is None:
+        return fallback if fallback is not None else code
+    values = {}
+    for key, value in (params or {}).items():
+        if isinstance(value, dict) and "code" in value:
+            value = render(value["code"], value.get("params", {}), lang, value.get("message"))
+        values[key] = value
+    # the same filling as static/js/i18n.js: {name} is a param, anything else stays as written
+    return re.sub(r"\{(\w+)\}", lambda m: str(values[m[1]]) if m[1] in values else m[0], template)
+
+
+def localize_reason(result: dict) -> dict:
+    """An engine answer whose `reason` (a hand that does not win) is put in the request's language."""
+    if isinstance(result, dict) and result.get("reason_code"):
+        result["reason"] = render(result["reason_code"], result.get("reason_params") or {}, request_lang(),
+                                  result["reason"])
+    return result
+
+
+def error_response(status: int, message: str, code: str = "bad_request", params: dict | None = None):
+    params = params or {}
+    text = render(code, params, request_lang(), message)
     if not _wants_json():  # a page's error: plain text, never a traceback
-        return message, status, {"Content-Type": "text/plain; charset=utf-8"}
-    response = jsonify({"error": message})
+        return text, status, {"Content-Type": "text/plain; charset=utf-8"}
+    response = jsonify({"error": text, "code": code, "params": params})
     response.status_code = status
     return response
 
@@ -41,33 +117,44 @@ def _wants_json() -> bool:
 
 # Werkzeug's descriptions are long HTML-ish sentences; these say what happened in a line.
 HTTP_MESSAGES = {
-    400: "bad request",
-    404: "not found",
-    405: "this method is not allowed here",
-    413: "the upload is too large; the limit is 20 MB",
+    400: ("bad request", "http_bad_request"),
+    404: ("not found", "http_not_found"),
+    405: ("this method is not allowed here", "http_method_not_allowed"),
+    413: ("the upload is too large; the limit is 20 MB", "http_too_large"),
 }
 
 
 def register(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def _api_error(exc: ApiError):
-        return error_response(exc.status, exc.message)
+        return error_response(exc.status, exc.message, exc.code, exc.params)
 
     @app.errorhandler(HandError)
     def _hand_error(exc: HandError):
-        return error_response(400, str(exc))
+        return error_response(400, exc.message, exc.code, exc.params)
 
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
-        if not _wants_json():
-            return exc
         status = exc.code or 500
-        return error_response(status, HTTP_MESSAGES.get(status, exc.name.lower()))
+        message, code = HTTP_MESSAGES.get(status, (exc.name.lower(), "http_error"))
+        if not _wants_json():
+            if status in HTTP_MESSAGES:
+                return error_response(status, message, code, {"status": status, "name": exc.name.lower()})
+            return exc
+        return error_response(status, message, code, {"status": status, "name": exc.name.lower()})
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):
         # The traceback goes to the log for us; the user gets one line and no internals.
         log.exception("unhandled error on %s %s", request.method, request.path)
-        if _wants_json():
-            return error_response(500, "internal error; the details are in the server log")
-        return "Internal error; the details are in the server log.", 500
+        return error_response(500, "internal error; the details are in the server log", "internal_error")
+
+    @app.get("/api/messages/<lang>")
+    def _messages(lang: str):
+        """The error wording per code for the pages (api.js shows it)."""
+        if lang not in LANGS:
+            raise ApiError(404, f"no messages in language {lang!r}; known: {', '.join(LANGS)}",
+                           "unknown_language", lang=lang, known=", ".join(LANGS))
+        response = jsonify(catalog(lang))
+        response.headers["Cache-Control"] = "no-cache"
+        return response

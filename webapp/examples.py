@@ -11,7 +11,7 @@ import math
 import threading
 from pathlib import Path
 
-from engine.errors import HandError
+from engine.errors import HandError, short
 from engine.tiles import parse_tile, tile_name
 
 from .errors import ApiError
@@ -27,13 +27,13 @@ def class_index(tile, tileset: str) -> int:
     if tile == BACK:
         return BACK_CLASS
     if not isinstance(tile, str):
-        raise ApiError(400, f"a tile must be a string, got {tile!r}")
+        raise ApiError(400, f"a tile must be a string, got {short(tile)}", code="example_tile_not_string")
     notation = tile_notation(tileset)
     if tile not in notation:
         try:
             tile = tile_name(parse_tile(tile))
         except HandError as exc:
-            raise ApiError(400, str(exc)) from None
+            raise ApiError.from_error(400, exc) from None
     return notation.index(tile)
 
 
@@ -41,23 +41,25 @@ def _box(raw, width: int, height: int) -> tuple[float, float, float, float]:
     """A checked [x1, y1, x2, y2] in pixels, clipped to the image."""
     if (not isinstance(raw, list) or len(raw) != 4
             or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in raw)):
-        raise ApiError(400, f"a box must be [x1, y1, x2, y2] in pixels, got {raw!r}")
+        raise ApiError(400, f"a box must be [x1, y1, x2, y2] in pixels, got {short(raw)}", code="example_box",
+                       value=raw)
     x1, y1 = max(0.0, float(raw[0])), max(0.0, float(raw[1]))
     x2, y2 = min(float(width), float(raw[2])), min(float(height), float(raw[3]))
     if x2 - x1 < 1 or y2 - y1 < 1:
-        raise ApiError(400, f"the box {raw!r} is empty or outside the {width}x{height} photo")
+        raise ApiError(400, f"the box {short(raw)} is empty or outside the {width}x{height} photo",
+                       code="example_box_outside", box=raw, width=width, height=height)
     return x1, y1, x2, y2
 
 
 def label_lines(tiles, tileset: str, width: int, height: int) -> list[str]:
     if not isinstance(tiles, list) or not tiles:
-        raise ApiError(400, "tiles must be a non-empty list of {tile, box}")
+        raise ApiError(400, "tiles must be a non-empty list of {tile, box}", code="example_tiles_list")
     if len(tiles) > MAX_TILES:
-        raise ApiError(400, f"at most {MAX_TILES} tiles in one photo")
+        raise ApiError(400, f"at most {MAX_TILES} tiles in one photo", code="example_too_many", max=MAX_TILES)
     lines = []
     for t in tiles:
         if not isinstance(t, dict):
-            raise ApiError(400, "each tile must be an object {tile, box}")
+            raise ApiError(400, "each tile must be an object {tile, box}", code="example_tile_not_object")
         cls = class_index(t.get("tile"), tileset)
         x1, y1, x2, y2 = _box(t.get("box"), width, height)
         lines.append(f"{cls} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "

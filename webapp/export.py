@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import io
 
-from engine.errors import HandError
+from engine.errors import HandError, short_repr
 
 from .games import parse_hand, parse_setup
 
@@ -41,23 +41,24 @@ def to_json(game: dict) -> dict:
 def from_json(data: dict) -> tuple[dict, list[dict]]:
     """(setup, hands) from an export; derived values in it are ignored and recomputed."""
     if data.get("format") not in (None, EXPORT_FORMAT):
-        raise HandError(f"not a game export (format {data.get('format')!r})")
+        raise HandError(f"not a game export (format {short_repr(data.get('format'))})", code="not_an_export",
+                        format=data.get("format"))
     setup = parse_setup(data)
     hands_in = data.get("hands", [])
     if not isinstance(hands_in, list):
-        raise HandError("hands must be a list")
+        raise HandError("hands must be a list", code="hands_not_list")
     if len(hands_in) > MAX_IMPORT_HANDS:
-        raise HandError(f"at most {MAX_IMPORT_HANDS} hands in one game")
+        raise HandError(f"at most {MAX_IMPORT_HANDS} hands in one game", code="too_many_hands", max=MAX_IMPORT_HANDS)
     hands = []
     for n, raw in enumerate(hands_in, 1):
         if not isinstance(raw, dict):
-            raise HandError(f"hand {n} must be an object")
+            raise HandError(f"hand {n} must be an object", code="hand_not_object", n=n)
         # the export's "tai" is the dealer-inclusive total; the hand's own 台 is hand_tai
         fields = dict(raw, tai=raw.get("hand_tai", raw.get("tai")))
         try:
             hand = parse_hand(fields)
         except HandError as exc:
-            raise HandError(f"hand {n}: {exc}") from None
+            raise HandError(f"hand {n}: {exc}", code="in_hand", n=n, cause=exc) from None
         created = raw.get("created_at")
         hand["created_at"] = created if isinstance(created, str) and len(created) <= 40 else None
         hands.append(hand)

@@ -6,12 +6,12 @@ is normal while the camera moves, so it answers 200 with a message instead of hi
 """
 from __future__ import annotations
 
-from engine.errors import HandError
+from engine.errors import HandError, clean_params
 from engine.hand import Meld
 from engine.service import advise_json, waits_json
-from engine.tiles import parse_tiles
+from engine.tiles import parse_tile, parse_tiles, zh_name
 
-from .errors import ApiError
+from .errors import ApiError, render, request_lang
 from .games import rule_table
 
 
@@ -21,13 +21,13 @@ def check_player_input(seen, melds, flowers, rules) -> None:
         parse_tiles(seen)
         if melds is not None:
             if not isinstance(melds, list):
-                raise HandError("melds must be a list of {type, tiles}")
+                raise HandError("melds must be a list of {type, tiles}", code="melds_not_list")
             for meld in melds:
                 Meld.from_dict(meld)
         if flowers is not None:
             parse_tiles(flowers)
     except HandError as exc:
-        raise ApiError(400, str(exc)) from None
+        raise ApiError.from_error(400, exc) from None
 
 
 def _layout_melds(layout: dict) -> tuple[list[dict], bool]:
@@ -36,12 +36,15 @@ def _layout_melds(layout: dict) -> tuple[list[dict], bool]:
     return melds, len(melds) != len(layout["melds"])
 
 
-def analyse(reading: dict, seen: str, melds: list | None, flowers: str | None, rules: str) -> dict:
-    """{"tiles", "layout", "waits", "advice", "message"} for one recognized frame."""
+def analyse(reading: dict, seen: str, melds: list | None, flowers: str | None, rules: str,
+            self_drawn: bool = True) -> dict:
+    """{"tiles", "layout", "waits", "advice", "message", "message_code", "message_params"} for one
+    recognized frame; `message` is in the request's language (webapp/messages)."""
     layout = reading["layout"]
     concealed = list(layout["concealed"])
-    if layout["winning_tile"]:
-        concealed.append(layout["winning_tile"])  # in live play the set-apart tile is the drawn one
+    drawn = layout["winning_tile"]
+    if drawn:
+        concealed.append(drawn)  # in live play the set-apart tile is the drawn one
     unreadable = False
     if melds is None:
         melds, unreadable = _layout_melds(layout)
@@ -50,25 +53,53 @@ def analyse(reading: dict, seen: str, melds: list | None, flowers: str | None, r
     out = {"tiles": reading["tiles"], "layout": layout, "waits": None, "advice": None}
     count = len(concealed) + 3 * len(melds)
     if unreadable:
-        out["message"] = "a concealed kong could not be read; enter it under melds"
-        return out
+        return _say(out, "a concealed kong could not be read; enter it under melds", code="live_kong_unreadable")
     if count not in (16, 17):
-        out["message"] = f"{count} tiles seen; a hand has 16 or 17"
-        return out
+        return _say(out, f"{count} tiles seen; a hand has 16 or 17", code="live_count", n=count)
     hand = {"rules": rules, "concealed": " ".join(concealed), "melds": melds, "flowers": flowers,
             "context": {"seen": seen}}
     try:
         if count == 16:
             out["waits"] = waits_json(hand)
             waits = out["waits"]["waits"]
-            out["message"] = ("waiting on " + " ".join(w["tile"] for w in waits) if waits
-                              else f"not ready yet (shanten {out['waits']['shanten']})")
+            if waits:
+                tiles = [w["tile"] for w in waits]
+                _say(out, "waiting on " + " ".join(tiles), code="live_waiting", tiles=" ".join(tiles),
+                     tiles_zh="、".join(zh_name(parse_tile(t)) for t in tiles))
+            else:
+                shanten = out["waits"]["shanten"]
+                _say(out, f"not ready yet (shanten {shanten})", code="live_not_ready", shanten=shanten)
         else:
-            out["advice"] = advise_json(hand)
-            best = out["advice"]["discards"][0] if out["advice"]["discards"] else None
-            out["message"] = f"discard {best['discard']} (shanten {best['shanten']})" if best else "no discard"
+            hand["self_drawn"] = self_drawn
+            if drawn:
+                hand["winning_tile"] = drawn
+            out["advice"] = advice = advise_json(hand)
+            best = advice["discards"][0] if advice["discards"] else None
+            if advice.get("win") and advice["score"] is not None:
+                if self_drawn:
+                    _say(out, f"a win: {advice['tai']} 台 (self-drawn)", code="live_win", tai=advice["tai"])
+                else:
+                    _say(out, f"a win: {advice['tai']} 台 (on a discard)", code="live_win_discard", tai=advice["tai"])
+            elif advice.get("win"):
+                err = advice["score_error"]
+                _say(out, f"a win, but no 台 under these rules: {err['error']}", code="live_win_shape", cause=err)
+            elif best:
+                _say(out, f"discard {best['discard']} (shanten {best['shanten']})", code="live_discard",
+                     tile=best["discard"], tile_zh=zh_name(parse_tile(best["discard"])), shanten=best["shanten"])
+            else:
+                _say(out, "no discard", code="live_no_discard")
     except HandError as exc:
-        out["message"] = f"cannot read this hand: {exc}"
+        _say(out, f"cannot read this hand: {exc}", code="live_unreadable", cause=exc)
     if layout["flagged"]:
-        out["message"] += f"; check {len(layout['flagged'])} unsure tile(s)"
+        n = len(layout["flagged"])
+        _say(out, f"{out['message']}; check {n} unsure tile(s)", code="live_unsure",
+             message={"code": out["message_code"], "params": out["message_params"]}, n=n)
+    return out
+
+
+def _say(out: dict, english: str, *, code: str, **params) -> dict:
+    """Set the frame's one-line message: English, its code and params, and the request's wording."""
+    params = clean_params(params)
+    out["message_code"], out["message_params"] = code, params
+    out["message"] = render(code, params, request_lang(), english)
     return out

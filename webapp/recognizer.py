@@ -37,16 +37,27 @@ class RecognizerSource:
             return self._injected
         stamp = self._files_stamp()
         if stamp is None:
-            raise ApiError(503, NO_MODEL)
+            raise ApiError(503, NO_MODEL, code="no_model")
         with self._lock:
             if self._loaded is None or self._stamp != stamp:
                 from vision.model import Recognizer
                 try:
                     self._loaded = Recognizer(self.models_dir)
                 except Exception as exc:  # onnxruntime raises its own types for a corrupt file
-                    raise ApiError(503, f"cannot load the vision model: {exc}") from None
+                    raise ApiError(503, f"cannot load the vision model: {exc}", code="model_load_failed", reason=str(exc)) from None
                 self._stamp = stamp
             return self._loaded
+
+    def read(self, data: bytes, tileset: str):
+        """(image, reading) of photo bytes. The photo is decoded inside the inference slot, so a
+        request waiting for a slot holds only its compressed bytes, never a decoded photo."""
+        from vision.pipeline import recognize_image
+
+        from .imaging import load
+        recognizer = self.get()  # 503 before decoding anything
+        with self.slots:
+            image = load(data)
+            return image, recognize_image(image, recognizer, tileset)
 
     def recognize(self, image, tileset: str) -> dict:
         """Tiles and layout of a BGR image (vision.pipeline.recognize_image)."""

@@ -1,14 +1,18 @@
 // JSON API client: marks mutating requests (X-Requested-With) and supplies the table PIN.
-import { t } from "./i18n.js";
+import { acceptLanguage, codeText, t } from "./i18n.js";
 import { el } from "./dom.js";
 
 const PIN_KEY = "mahjong.pin";
 
+/** A refused call: `message` in the page's language (its own wording for `code`), `code` and
+ *  `params` as the server sent them (webapp/messages), `data` the whole answer. */
 export class ApiError extends Error {
   constructor(status, message, data) {
     super(message);
     this.status = status;
     this.data = data;
+    this.code = (data && data.code) || null;
+    this.params = (data && data.params) || {};
   }
 }
 
@@ -17,7 +21,7 @@ function isMutating(method) {
 }
 
 async function send(method, url, body) {
-  const headers = { Accept: "application/json" };
+  const headers = { Accept: "application/json", "Accept-Language": acceptLanguage() };
   if (isMutating(method)) {
     headers["X-Requested-With"] = "fetch";
     const pin = sessionStorage.getItem(PIN_KEY);
@@ -38,7 +42,8 @@ async function send(method, url, body) {
   const type = res.headers.get("Content-Type") || "";
   const data = type.includes("json") ? await res.json().catch(() => null) : null;
   if (!res.ok) {
-    const msg = (data && data.error) || `${res.status} ${res.statusText}`;
+    const fallback = (data && data.error) || `${res.status} ${res.statusText}`;
+    const msg = data && data.code ? await codeText(data.code, data.params || {}, fallback) : fallback;
     throw new ApiError(res.status, msg, data);
   }
   return data;
@@ -50,7 +55,7 @@ export async function api(method, url, body) {
     return await send(method, url, body);
   } catch (e) {
     // only a PIN refusal is worth asking about (a 403 also answers a missing CSRF header)
-    const pinRefused = e instanceof ApiError && (e.status === 401 || e.status === 403) && /pin/i.test(e.message);
+    const pinRefused = e instanceof ApiError && e.code === "pin_required";
     if (!isMutating(method) || !pinRefused || url === "/api/pin") throw e;
     const ok = await askPin();
     if (!ok) throw e;

@@ -22,6 +22,52 @@ export function t(key, vars = {}) {
   return s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
 }
 
+// ---- the server's wording per error code (webapp/messages/<lang>.json, GET /api/messages/<lang>) ----
+
+const MESSAGES = {};
+
+/** Fetch the error catalog of the current language once (a failure leaves the server's text in use). */
+export async function loadMessages(code = lang()) {
+  if (!MESSAGES[code]) {
+    MESSAGES[code] = fetch(`/api/messages/${code}`, { headers: { Accept: "application/json" } })
+      .then((r) => (r.ok ? r.json() : {}))
+      .catch(() => ({}));
+  }
+  return MESSAGES[code];
+}
+
+function fill(template, params, catalog) {
+  return template.replace(/\{(\w+)\}/g, (m, k) => {
+    if (!(k in params)) return m;
+    const v = params[k];
+    // a param that is an error itself ({code, params}) is worded with its own template
+    if (v && typeof v === "object" && v.code) return render(catalog, v.code, v.params || {}, v.message);
+    return String(v);
+  });
+}
+
+function render(catalog, code, params, fallback) {
+  const template = catalog[code];
+  return typeof template === "string" ? fill(template, params || {}, catalog) : (fallback ?? code);
+}
+
+/** The wording of an error `code` with its `params` in the page's language; `fallback` (the server's
+ *  message) when the catalog lacks the code. Call `await loadMessages()` first. */
+export async function codeText(code, params = {}, fallback) {
+  const catalog = await loadMessages();
+  return code ? render(catalog, code, params, fallback) : fallback;
+}
+
+/** The Accept-Language value the page sends: the server then words its messages the same way. */
+export function acceptLanguage() {
+  return lang() === "zh" ? "zh-Hant-TW, zh;q=0.9" : "en";
+}
+
+function rememberLang() {
+  // server-rendered errors (a bad /games/<id> link) follow the page's choice too
+  document.cookie = `lang=${lang()}; path=/; max-age=31536000; SameSite=Strict`;
+}
+
 export function windName(w) {
   return lookup(DICTS[lang()], `winds.${w}`) || w;
 }
@@ -42,6 +88,7 @@ export function applyI18n(root = document) {
 
 export function setLang(code) {
   localStorage.setItem(KEY, code);
+  rememberLang();
   applyI18n();
   window.dispatchEvent(new CustomEvent("langchange", { detail: code }));
 }
@@ -49,6 +96,7 @@ export function setLang(code) {
 /** Wire the header's language button and translate the static page once. */
 export function initI18n() {
   applyI18n();
+  rememberLang();
   const btn = document.getElementById("lang-switch");
   if (btn) btn.addEventListener("click", () => setLang(lang() === "zh" ? "en" : "zh"));
 }
