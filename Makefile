@@ -52,8 +52,9 @@ run: serve-deps
 test: venv system-deps
 	$(VPY) -m pytest -q -p no:cacheprovider --doctest-modules tests engine
 
-bench: dev-deps
+bench: dev-deps train-deps
 	$(VPY) -m tests.bench
+	$(VPY) -m training.bench_pi
 
 bench-app: dev-deps
 	$(VPY) -m tests.bench_app
