@@ -166,7 +166,10 @@ def flower_kong(f, cfg):
 
 @pattern
 def eight_flowers(f, cfg):
-    return int(len(f.flowers) == 8 and f.self_drawn)
+    """八仙過海: all eight flowers, won by drawing the eighth or on an ordinary win (a robbed
+    eighth flower is 七搶一 instead)."""
+    w = f.hand.winning_tile
+    return int(len(f.flowers) == 8 and (f.self_drawn or w is None or not is_flower(w)))
 
 
 @pattern
@@ -284,11 +287,23 @@ def _one_triplet(tile):
     return lambda f, cfg: _count_triplets(f, (tile,))
 
 
+def _wind_row(tile):
+    """東風…北風: a triplet of that wind. With `wind_rows_with_seat_round` false (the common
+    counting) the row is not counted for the seat's or the round's own wind, which 門風/圈風 count."""
+    def detect(f, cfg):
+        if not cfg.get("wind_rows_with_seat_round", True) and tile in (WINDS[f.hand.seat_wind],
+                                                                          WINDS[f.hand.round_wind]):
+            return 0
+        return _count_triplets(f, (tile,))
+    return detect
+
+
 # 紅中/青發/白板 and 東風…北風: one triplet (or kong) of that tile.
-for _pid, _tile in (("red_dragon", DRAGONS[0]), ("green_dragon", DRAGONS[1]), ("white_dragon", DRAGONS[2]),
-                    ("east_triplet", WINDS[0]), ("south_triplet", WINDS[1]),
-                    ("west_triplet", WINDS[2]), ("north_triplet", WINDS[3])):
+for _pid, _tile in (("red_dragon", DRAGONS[0]), ("green_dragon", DRAGONS[1]), ("white_dragon", DRAGONS[2])):
     PATTERNS[_pid] = _one_triplet(_tile)
+for _pid, _tile in (("east_triplet", WINDS[0]), ("south_triplet", WINDS[1]),
+                    ("west_triplet", WINDS[2]), ("north_triplet", WINDS[3])):
+    PATTERNS[_pid] = _wind_row(_tile)
 
 
 @pattern

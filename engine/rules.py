@@ -13,6 +13,8 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from .errors import HandError, short_repr
+from .patterns import PATTERNS
+from .yueqing_patterns import YUEQING_PATTERNS
 
 RULES_DIR = Path(__file__).with_name("rules")
 SCORERS = ("taiwan", "yueqing")
@@ -189,12 +191,8 @@ def table_names() -> list[str]:
 
 @lru_cache(maxsize=None)
 def known_patterns(scorer: str) -> frozenset[str]:
-    """Pattern ids the scorer of a table can detect (imported late: scorers import this module)."""
-    if scorer == "yueqing":
-        from .yueqing import YUEQING_PATTERNS
-        return frozenset(YUEQING_PATTERNS)
-    from .patterns import PATTERNS
-    return frozenset(PATTERNS)
+    """Pattern ids the scorer of a table can detect (data modules: the scorers import this one)."""
+    return frozenset(YUEQING_PATTERNS if scorer == "yueqing" else PATTERNS)
 
 
 @lru_cache(maxsize=64)

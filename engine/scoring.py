@@ -23,6 +23,7 @@ from .readings import Reading, Set, readings
 from .rules import RuleTable, load_table
 from .settlement import dealer_tai as dealer_tai_total, settle_taiwan
 from .tiles import is_flower, tile_name, to_counts, zh_name
+from .yueqing import score_yueqing
 
 
 def _not_a_win(reason: str, *, code: str, **params) -> dict:
@@ -61,16 +62,19 @@ def _check_flowers(hand: Hand) -> None:
 
 
 def candidate_readings(hand: Hand, table: RuleTable) -> list[Reading]:
+    """The ways to read the win. Won on a flower (八仙過海 drawn, 七搶一 robbed): the flowers alone.
+    Won on a playing tile: the hand's sets, which 八仙過海 is counted with (seed 003: 八朵花全為一家
+    所拿, however the hand won); all eight flowers with a hand that does not split still win alone."""
     flower = _flower_reading(hand)
-    if flower is not None:
-        return [flower]
     if hand.winning_tile is not None and is_flower(hand.winning_tile):
-        return []
+        return [flower] if flower is not None else []
     found = readings(hand) if is_complete(to_counts(hand.full_concealed)) else []
     if table.settings.get("lilikuli"):
         special = _lilikuli_reading(hand)
         if special is not None:
             found.append(special)
+    if not found and flower is not None:
+        return [flower]
     return found
 
 
@@ -112,7 +116,6 @@ def score(hand: Hand, table: RuleTable | None = None) -> dict:
     """Win or not, every counted entry, the total 台, the reading used and the payments."""
     table = table or load_table(hand.rules)
     if table.scorer == "yueqing":
-        from .yueqing import score_yueqing
         return score_yueqing(hand, table)
     _check_flowers(hand)
     hand.validate(hand_size=table.hand_size)

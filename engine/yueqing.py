@@ -29,17 +29,11 @@ from functools import lru_cache
 
 from .errors import HandError, short_repr
 from .hand import WIND_NAMES, Hand
+from .rules import load_table
+from .settlement import settle_yueqing
 from .tiles import (EAST, GREEN, NUM_KINDS, RED, WHITE, format_tiles, is_flower, tile_name, to_counts,
                     zh_name)
-
-YUEQING_PATTERNS = frozenset({
-    "zi_feng_wei", "bai_ban", "hong_zhong_ke", "fa_cai_ke", "wu_caishen", "caishen_yi_guiwei",
-    "shuang_caishen_zahu", "zahu_guiwei", "gang_shang_kai_hua", "qiang_gang_hu", "ping_hu",
-    "caishen_zuo_niu", "san_caishen_zahu", "dui_dui_peng", "hun_yi_se", "caishen_diao",
-    "shuang_caishen_shuang_guiwei", "san_caishen_shuang_guiwei", "san_caishen_zuo_niu",
-    "ying_diao_mo_caishen", "qing_yi_se", "si_feng_qi", "si_bai_ban", "ying_diao", "tian_hu", "di_hu",
-    "san_caishen_ke", "san_mei_ren", "san_caishen_san_guiwei", "zi_yi_se",
-})
+from .yueqing_patterns import YUEQING_PATTERNS  # noqa: F401  (the scorer's patterns, as data)
 
 _PARTS = ((0, False), (9, False), (18, False), (27, True))   # (offset, honours?)
 _HONOUR_BIT = 3
@@ -438,7 +432,6 @@ def _decomposition(hand: Hand, sets, caishen: int, count_meld_caishen: bool, pin
 
 
 def _payments(hand: Hand, tai: int) -> dict:
-    from .settlement import settle_yueqing   # lazily: settlement is its own module
     deltas = settle_yueqing(winner=hand.seat_wind, dealer=hand.dealer, tai=tai, streak=hand.streak)
     return {WIND_NAMES[seat]: deltas[seat] for seat in range(4)}
 
@@ -453,7 +446,6 @@ def _not_a_win(hand: Hand, reason: str, *, code: str, **params) -> dict:
 def score_yueqing(hand: Hand, table=None) -> dict:
     """Score a 乐清 hand: the best 台 over every way to play the 財神 and split the tiles."""
     if table is None:
-        from .rules import load_table   # rules imports this module for YUEQING_PATTERNS
         table = load_table("yueqing")
     cs, flower = _check_hand(hand, table)
     settings = {name: table.setting(name) for name in (
