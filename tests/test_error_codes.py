@@ -36,6 +36,9 @@ def codes_in_source() -> dict[str, str]:
                 found[lit] = path.name
         for lit in re.findall(r'"code":\s*"([a-z][a-z0-9_]*)"', text):
             found[lit] = path.name
+        # error_response(status, message, "code", ...): the code given by position
+        for lit in re.findall(r'error_response\(\s*\d+,\s*(?:f?"[^"]*"|\w+),\s*"([a-z][a-z0-9_]*)"', text):
+            found[lit] = path.name
     for _message, code in HTTP_MESSAGES.values():
         found[code] = "errors.py"
     for code in ("bad_request", "bad_input", "http_error", "internal_error", "image_unreadable"):
@@ -46,7 +49,8 @@ def codes_in_source() -> dict[str, str]:
 def test_the_scan_sees_the_codes():
     codes = codes_in_source()
     assert {"too_many_copies", "concealed_count", "not_a_chi", "not_a_kong", "no_win_shape_wild",
-            "image_too_large", "pin_required", "http_not_found", "live_win", "in_hand"} <= set(codes)
+            "image_too_large", "pin_required", "http_not_found", "live_win", "in_hand",
+            "internal_error"} <= set(codes)
     assert len(codes) > 150
 
 

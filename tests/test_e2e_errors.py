@@ -1,0 +1,85 @@
+"""Issue 11 item 2 in the browser: static/js/api.js words each error code in the page's language,
+whatever the browser's own language (Playwright, headless Debian chromium)."""
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None
+
+pytestmark = [
+    pytest.mark.skipif(sync_playwright is None, reason="the playwright package is not installed"),
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)"),
+]
+
+BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--headless", "--no-first-run"]
+SCORE_15 = """async () => {
+  const { post } = await import("/static/js/api.js");
+  try { await post("/api/score", {concealed: "123456789m123456p", winning_tile: "5s"}); return null; }
+  catch (e) { return {message: e.message, code: e.code, params: e.params, status: e.status}; }
+}"""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    import logging
+
+    from werkzeug.serving import make_server
+
+    from app import create_app
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    tmp = tmp_path_factory.mktemp("errors")
+    srv = make_server("127.0.0.1", 0, create_app({"DATA_DIR": tmp / "data", "MODELS_DIR": tmp / "models",
+                                                  "TESTING": True, "TABLE_PIN": None}), threaded=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{srv.server_port}"
+    srv.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
+        yield b
+        b.close()
+
+
+def test_api_js_words_the_code_in_the_pages_language(server, browser):
+    ctx = browser.new_context(locale="en-US")  # the browser says English; the page is Chinese
+    page = ctx.new_page()
+    page.goto(server + "/")
+    zh = page.evaluate(SCORE_15)
+    assert zh == {"message": "手牌 15 張、副露 0 組；手牌應該是 16 張", "code": "concealed_count",
+                  "params": {"n": 15, "melds": 0, "expected": 16, "size": 16}, "status": 400}
+    page.evaluate("localStorage.setItem('mahjong.lang', 'en')")
+    page.reload()
+    en = page.evaluate(SCORE_15)
+    assert en["message"] == "15 concealed tiles with 0 meld(s); expected 16" and en["code"] == "concealed_count"
+    ctx.close()
+
+
+def test_a_code_the_pages_do_not_know_keeps_the_servers_words(server, browser):
+    ctx = browser.new_context(locale="zh-TW")
+    page = ctx.new_page()
+    page.goto(server + "/")
+    page.route("**/api/messages/zh", lambda route: route.fulfill(status=200, content_type="application/json",
+                                                                 body="{}"))
+    out = page.evaluate(SCORE_15)
+    # the page sent its language, so the server's own wording is Chinese too
+    assert out["message"] == "手牌 15 張、副露 0 組；手牌應該是 16 張"
+    ctx.close()
+
+
+def test_the_bad_game_link_follows_the_pages_language(server, browser):
+    ctx = browser.new_context(locale="en-US")
+    page = ctx.new_page()
+    page.goto(server + "/")  # the page sets the lang cookie (zh by default)
+    r = page.goto(server + "/games/0123456789ab")
+    assert r.status == 404 and page.inner_text("body").strip() == "找不到牌局 0123456789ab"
+    ctx.close()
