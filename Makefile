@@ -1,6 +1,6 @@
 # Two commands for a new user: `make run` and `make test`. Everything else is set up on demand.
 # The virtual environment grows in layers, each with its own stamp, rebuilt when its file changes:
-#   serving   requirements.txt                                   make run        (~300 MB)
+#   serving   requirements.txt, requirements-nodeps.txt           make run        (350 MB)
 #   training  requirements-train*.txt (torch, ultralytics, onnx)  make train-deps (~6 GB on x86_64)
 #   dev       requirements-dev.txt (pytest, Playwright, peers)    make test, make bench
 PY      ?= python3.11
@@ -18,10 +18,11 @@ DEV     := $(VENV)/.stamp-dev
 .PHONY: run test bench bench-app bench-peer bench-adapt bench-zoom bench-pi train serve-deps train-deps \
         dev-deps venv system-deps install-service uninstall-service backup clean
 
-$(SERVE): requirements.txt
+$(SERVE): requirements.txt requirements-nodeps.txt
 	test -x $(VPY) || $(PY) -m venv $(VENV_OPTS) $(VENV)
 	$(VPY) -m pip install --quiet --upgrade pip
 	$(VPY) -m pip install --quiet -r requirements.txt
+	$(VPY) -m pip install --quiet --no-deps -r requirements-nodeps.txt
 	touch $@
 
 $(TRAIN): $(SERVE) requirements-train.txt requirements-train-nodeps.txt

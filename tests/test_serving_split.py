@@ -89,8 +89,8 @@ def test_no_serving_module_imports_training_code():
 
 
 def test_serving_requirements_hold_no_training_or_test_package():
-    names = [re.split(r"[=<>\[ ]", line.strip())[0].lower() for line in
-             (ROOT / "requirements.txt").read_text().splitlines() if line.strip() and not line.startswith("#")]
+    names = [re.split(r"[=<>\[ ]", line.strip())[0].lower() for name in ("requirements.txt", "requirements-nodeps.txt")
+             for line in (ROOT / name).read_text().splitlines() if line.strip() and not line.startswith("#")]
     assert not {"torch", "torchvision", "ultralytics", "onnx", "pytest", "playwright", "opencv-python"} & set(names)
     assert "opencv-python-headless" in names and "onnxruntime" in names
 
