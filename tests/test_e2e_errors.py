@@ -2,23 +2,11 @@
 whatever the browser's own language (Playwright, headless Debian chromium)."""
 from __future__ import annotations
 
-import threading
-from pathlib import Path
-
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-try:
-    from playwright.sync_api import sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    sync_playwright = None
+# the same chromium, skip marks and in-thread server as the page tests
+from tests.test_e2e_pages import BROWSER_ARGS, CHROMIUM, pytestmark, sync_playwright, thread_server  # noqa: F401
 
-pytestmark = [
-    pytest.mark.skipif(sync_playwright is None, reason="the playwright package is not installed"),
-    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install -y chromium)"),
-]
-
-BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--headless", "--no-first-run"]
 SCORE_15 = """async () => {
   const { post } = await import("/static/js/api.js");
   try { await post("/api/score", {concealed: "123456789m123456p", winning_tile: "5s"}); return null; }
@@ -28,18 +16,9 @@ SCORE_15 = """async () => {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    import logging
-
-    from werkzeug.serving import make_server
-
-    from app import create_app
-    logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    tmp = tmp_path_factory.mktemp("errors")
-    srv = make_server("127.0.0.1", 0, create_app({"DATA_DIR": tmp / "data", "MODELS_DIR": tmp / "models",
-                                                  "TESTING": True, "TABLE_PIN": None}), threaded=True)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{srv.server_port}"
-    srv.shutdown()
+    url, shutdown = thread_server(tmp_path_factory.mktemp("errors"))
+    yield url
+    shutdown()
 
 
 @pytest.fixture(scope="module")
