@@ -3,7 +3,8 @@
 Two kinds of server: the real app started as `python app.py` in a subprocess (what a user runs;
 it recognizes photos only when models/ holds weights), and the app built by create_app in a
 thread with a fake recognizer, so that the photo -> correction -> score -> game flow and the live
-view get known tiles. Screenshots of every page (desktop and phone) go to /tmp/shots/.
+view get known tiles. Screenshots of every page (laptop 1280×800 and phone 390×844) go to
+build/screenshots/ (git-ignored): the test run's artefacts, to be looked at.
 
 Needs /usr/bin/chromium (apt-get install chromium) and the pinned `playwright` package; never
 `playwright install` (that downloads a browser).
@@ -40,10 +41,10 @@ pytestmark = [
 
 ROOT = Path(__file__).resolve().parent.parent
 PHOTOS = sorted((ROOT / "tests/fixtures/vision/images").glob("*.jpg"))
-SHOTS = Path("/tmp/shots")
+SHOTS = ROOT / "build" / "screenshots"
 BROWSER_ARGS = ["--no-sandbox", "--disable-gpu", "--headless", "--disable-background-networking",
                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-DESKTOP = {"width": 1280, "height": 900}
+DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 FETCH = {"X-Requested-With": "fetch"}
 
@@ -57,6 +58,8 @@ PHOTO_HAND = M + [P1, P2, P3, P4, P5, S7, S1]
 PHOTO_WINNING = P3
 READY_16 = M + [P1, P2, P3, P4, P5, 14, S5]          # 123456789m 123456p 5s: waits on 5s
 FULL_17 = READY_16 + [EAST]                            # one more tile: discard advice
+WIN_17 = READY_16 + [S5]                               # the drawn 5s completes it: a win, no discard
+ROW_17 = PHOTO_HAND[:-1] + [S7, PHOTO_WINNING]         # the photo hand in one row, the drawn 3p rightmost
 
 
 class FakeRecognizer:
@@ -68,6 +71,10 @@ class FakeRecognizer:
             return row(READY_16)
         if width == 400:
             return row(FULL_17)
+        if width == 360:
+            return row(WIN_17)
+        if width == 500:
+            return row(ROW_17)
         return row(PHOTO_HAND, apart=[PHOTO_WINNING], unsure=[len(PHOTO_HAND) - 1])
 
 
@@ -319,7 +326,7 @@ def test_photo_on_real_server(real_server, new_page):
     expect(page.locator("#hand-editor .tile-btn.corrected")).to_have_count(1)
     page.click("#score-button")
     # a real photo need not hold a complete hand: a verdict or the engine's one-line reason
-    expect(page.locator("#verdict:visible, #hand-status[data-kind=error]:visible").first).to_be_visible()
+    expect(page.locator("#verdict:visible, #score-status[data-kind=error]:visible").first).to_be_visible()
     expect(page.locator("#examples-count")).to_contain_text("1")
     shot(page, "score-photo-real-desktop")
 
@@ -528,4 +535,364 @@ def test_live_view_follows_frames(fake_server, new_page, tmp_path, viewport):
     expect(page.locator("#frame-count")).to_contain_text("4")
     no_horizontal_scroll(page)
     shot(page, f"live-hints-{viewport}")
+    assert not page.js_errors
+
+
+# ---------- issue 11: answers where the player looks, the same 台 everywhere, phone layouts ----------
+
+VIEWPORTS = {"laptop": DESKTOP, "phone": PHONE}
+SIZES = ["laptop", "phone"]
+
+IN_VIEW = """(sel) => {
+  const node = document.querySelector(sel);
+  if (!node || node.hidden || !node.getClientRects().length) return false;
+  const r = node.getBoundingClientRect();
+  const header = document.querySelector("header.top").getBoundingClientRect().bottom;
+  return r.top >= header - 1 && r.bottom <= window.innerHeight + 1;
+}"""
+
+
+def expect_in_view(page, selector):
+    """`selector` is on screen, below the sticky header (a smooth scroll may still be running)."""
+    page.wait_for_function(IN_VIEW, arg=selector, timeout=5_000)
+
+
+def page_at(new_page, size, url):
+    """A new page at laptop or phone size, opened at `url`."""
+    page = new_page(VIEWPORTS[size])
+    page.goto(url)
+    return page
+
+
+def snap(page, name):
+    """A screenshot of what the player sees, once any smooth scroll has come to rest."""
+    page.wait_for_function("""() => new Promise((done) => {
+      const y = window.scrollY; setTimeout(() => done(window.scrollY === y), 150); })""", polling=200)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def make_game(url, players, first_dealer=0, rules="tw-standard", hands=()):
+    def call(method, path, body):
+        req = urllib.request.Request(url + path, method=method, headers={**FETCH, "Content-Type": "application/json"},
+                                     data=json.dumps(body).encode())
+        return json.load(urllib.request.urlopen(req))
+    game = call("POST", "/api/games", {"players": players, "rules": rules, "base": 100, "per_tai": 20,
+                                       "first_dealer": first_dealer})
+    for hand in hands:
+        game = call("POST", f"/api/games/{game['id']}/hands", {**hand, "version": game["version"]})
+    return game
+
+
+def photo_png(path, width, height=300):
+    from PIL import Image
+    Image.new("RGB", (width, height), (30, 90, 60)).save(path, "PNG")
+    return str(path)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_score_errors_and_result_where_the_player_looks(fake_server, new_page, size):
+    """15 tiles + a winning tile: the error shows next to 算台, on screen; the result headline is not
+    under the sticky header."""
+    page = page_at(new_page, size, fake_server + "/")
+    target(page, "concealed")
+    press(page, *[f"{n}m" for n in range(1, 10)], "1p", "2p", "3p", "4p", "5p", "7s")
+    target(page, "winning")
+    press(page, "3p")
+    page.click("#score-button")
+    status = page.locator("#score-status")
+    expect(status).to_have_attribute("data-kind", "error")
+    expect(status).not_to_be_empty()
+    expect_in_view(page, "#score-status")
+    expect_in_view(page, "#score-button")
+    snap(page, f"i11-1-score-error-{size}")
+    target(page, "concealed")
+    press(page, "7s")
+    claimed_by_south_from_west(page)
+    page.click("#score-button")
+    check_menqing_one_tai(page)
+    expect(status).to_be_hidden()
+    expect_in_view(page, "#verdict")
+    snap(page, f"i11-1-score-result-{size}")
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_yueqing_asks_for_the_caishen_first(fake_server, new_page, size):
+    page = page_at(new_page, size, fake_server + "/")
+    expect(page.locator('#rules option[value="yueqing"]')).to_have_count(1)
+    page.select_option("#rules", "yueqing")
+    expect(page.locator("#caishen-field")).to_be_visible()
+    enter_readme_hand(page)
+    requests = []
+    page.on("request", lambda r: requests.append(r.url) if "/api/score" in r.url else None)
+    page.click("#score-button")
+    note = page.locator("#caishen-error")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("財神")
+    expect_in_view(page, "#caishen-field")
+    expect(page.locator("#caishen")).to_be_focused()
+    assert not requests  # nothing is scored before the 財神 is named
+    expect(page.locator("#result-section")).to_be_hidden()
+    snap(page, f"i11-9-caishen-{size}")
+    page.select_option("#caishen", "9s")
+    expect(note).to_be_hidden()
+    page.click("#score-button")
+    expect(page.locator("#verdict")).to_be_visible()
+    assert requests
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_score_from_a_game_gives_the_game_the_same_tai(fake_server, new_page, size):
+    """The dealer 阿明 has won twice (連莊 2): a hand scored from the game counts 莊家 1 + 連莊拉莊 4 on the
+    dealer's payments, the game records exactly those payments, and its history shows 1 台 + 5 台 apart."""
+    players = [f"阿明{size}", "小華", "美玲", "志強"]
+    self_draw = {"type": "win", "winner": 0, "discarder": None, "tai": 2}
+    game = make_game(fake_server, players, hands=[self_draw, self_draw])
+    assert game["state"]["streak"] == 2
+    page = page_at(new_page, size, f"{fake_server}/games/{game['id']}")
+    page.click("#score-link")
+    page.wait_for_url(f"**/?game={game['id']}")
+    expect(page.locator("#from-game")).to_have_value(game["id"])
+    expect(page.locator("#streak")).to_have_value("2")
+    expect(page.locator("#streak")).to_be_disabled()
+    expect(page.locator("#dealer")).to_have_value("E")
+    expect(page.locator("#from-game-line")).to_contain_text("連莊 2")
+    expect(page.locator('#seat-wind option[value="S"]')).to_have_text("南 小華")
+    enter_readme_hand(page)
+    page.check("#win-claimed")
+    page.select_option("#seat-wind", "S")      # 小華 wins
+    page.select_option("#discarder", "E")      # off the dealer 阿明
+    page.click("#score-button")
+    expect(page.locator("#total-tai")).to_have_text("6")
+    streak_row = page.locator('#breakdown tr[data-entry="dealer_streak"]')
+    expect(streak_row.locator("td.num")).to_contain_text("4")
+    expect(streak_row.locator("td.num .per")).to_have_text("（2 台 × 2 次）")
+    expect(page.locator('#payments [data-seat="S"] strong')).to_have_text("+220")
+    expect(page.locator('#payments [data-seat="E"] strong')).to_have_text("-220")
+    expect(page.locator('#payments [data-seat="S"] .seat')).to_have_text("南 小華")
+    expect_in_view(page, "#verdict")
+    snap(page, f"i11-4-score-from-game-{size}")
+    expect(page.locator("#record-game")).to_have_value(game["id"])
+    expect(page.locator("#record-game")).to_be_disabled()
+    expect(page.locator("#record-winner")).to_have_value("1")
+    expect(page.locator("#record-discarder")).to_have_value("0")
+    expect(page.locator("#record-tai")).to_have_value("1")
+    page.click("#record-button")
+    expect(page.locator("#record-status")).to_contain_text("1 台 + 莊家/連莊 5 台")
+    hand = page.request.get(f"{fake_server}/api/games/{game['id']}").json()["hands"][-1]
+    assert (hand["tai"], hand["hand_tai"], hand["deltas"]["1"], hand["deltas"]["0"]) == (6, 1, 220, -220)
+    page.click("#record-status a")
+    row3 = page.locator('#history tr[data-hand="3"]')
+    expect(row3.locator(".hand-tai")).to_have_text("1 台")
+    expect(row3.locator(".dealer-tai")).to_contain_text("莊家/連莊 5 台")
+    expect(row3.locator('td.delta[data-player="1"]')).to_have_text("+220")
+    row3.scroll_into_view_if_needed()
+    snap(page, f"i11-4-game-history-{size}")
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_seventeen_tiles_in_one_row(fake_server, new_page, tmp_path, size):
+    """No tile set apart: the rightmost of 17 is the winning tile, shown, and one tap picks another."""
+    page = page_at(new_page, size, fake_server + "/")
+    page.set_input_files("#photo-input", photo_png(tmp_path / "row.png", 500))
+    expect(page.locator("#photo-status")).to_have_attribute("data-kind", "ok")
+    expect(page.locator('[data-zone="winning"] .tile-btn[data-id]')).to_have_attribute("data-tile", "3p")
+    expect(page.locator("#concealed-count")).to_have_class("count ok")
+    guess = page.locator("#winning-guess")
+    expect(guess).to_be_visible()
+    guess.scroll_into_view_if_needed()
+    snap(page, f"i11-5-row17-{size}")
+    claimed_by_south_from_west(page)
+    page.click("#score-button")
+    check_menqing_one_tai(page)
+    # one tap: win on 9m instead (the hand stays 16 + 1)
+    page.click('#winning-guess button[data-pick="9m"]')
+    expect(page.locator('[data-zone="winning"] .tile-btn[data-id]')).to_have_attribute("data-tile", "9m")
+    expect(page.locator('[data-zone="concealed"] .tile-btn[data-tile="3p"]')).to_have_count(2)
+    expect(page.locator("#concealed-count")).to_have_class("count ok")
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_history_reads_on_a_phone(fake_server, new_page, size):
+    game = make_game(fake_server, ["阿德", "小美", "阿明", "Bob"], hands=[
+        {"type": "win", "winner": 0, "discarder": 1, "tai": 5},
+        {"type": "win", "winner": 2, "discarder": None, "tai": 3},
+        {"type": "draw"}])
+    page = page_at(new_page, size, f"{fake_server}/games/{game['id']}")
+    row1 = page.locator('#history tr[data-hand="1"]')
+    expect(row1).to_be_visible()
+    row1.scroll_into_view_if_needed()
+    result = row1.locator("td.result")
+    expect(result.locator(".who")).to_have_text("阿德 胡")
+    expect(result.locator(".how")).to_have_text("小美 放槍")
+    box = result.bounding_box()
+    who = result.locator(".who").bounding_box()
+    assert box["width"] > 200, box                      # not one character wide
+    assert who["height"] < 32, who                     # "阿德 胡" on one line
+    delta = row1.locator('td.delta[data-player="1"]')
+    expect(delta).to_have_text("-220")
+    if size == "phone":
+        expect(page.locator("#history thead")).to_be_hidden()
+        # each amount sits under its player's name, four to a row
+        label = delta.evaluate("(n) => getComputedStyle(n, '::before').content")
+        assert "小美" in label
+        d0, d3 = (row1.locator(f'td.delta[data-player="{i}"]').bounding_box() for i in (0, 3))
+        assert abs(d0["y"] - d3["y"]) < 2 and d3["x"] > d0["x"]
+    else:
+        expect(page.locator("#history thead")).to_be_visible()  # the laptop keeps its table
+    no_horizontal_scroll(page)
+    snap(page, f"i11-6-history-{size}")
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_live_hints_sit_under_the_picture(fake_server, new_page, size):
+    page = page_at(new_page, size, fake_server + "/live")
+    page.evaluate(FEED, frame_png(320))
+    expect(page.locator('#waits li[data-tile="5s"]')).to_be_visible()
+    video = page.locator("#video-box").bounding_box()
+    hints = page.locator("#hints-card").bounding_box()
+    if size == "phone":
+        assert 0 <= hints["y"] - (video["y"] + video["height"]) < 30, (video, hints)  # right under the picture
+    else:
+        assert hints["x"] > video["x"] + video["width"] - 1 and abs(hints["y"] - video["y"]) < 2  # beside it
+    page.locator("#video-box").scroll_into_view_if_needed()
+    snap(page, f"i11-6-live-{size}")
+    assert not page.js_errors
+
+
+class FakeCapture:
+    def __init__(self, width=320):
+        import numpy as np
+        self.image = np.full((240, width, 3), 90, dtype=np.uint8)
+
+    def isOpened(self):
+        return True
+
+    def read(self):
+        return True, self.image.copy()
+
+    def release(self):
+        pass
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_live_picks_the_source_that_works(fake_server, new_page, tmp_path, size):
+    """No camera anywhere: photo upload, said plainly, and no /api/camera/frame 404 on load.
+    With a camera on the server: the table camera, and its frames give hints."""
+    page = new_page(VIEWPORTS[size])
+    misses = []
+    page.on("response", lambda r: misses.append(r.url) if r.status == 404 else None)
+    page.goto(fake_server + "/live")
+    expect(page.locator("#src-file")).to_be_checked()
+    expect(page.locator("#source-line")).to_contain_text("影像來源：拍照上傳")
+    expect(page.locator("#source-line")).to_contain_text("桌邊沒有接攝影機")
+    expect(page.locator("#src-server")).to_be_disabled()
+    expect(page.locator("#frame-label")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    assert not misses
+    snap(page, f"i11-7-live-no-camera-{size}")
+
+    url, shutdown = thread_server(tmp_path, CAMERA_OPENER=lambda index: FakeCapture())
+    try:
+        page.goto(url + "/live")
+        expect(page.locator("#src-server")).to_be_checked()
+        expect(page.locator("#source-line")).to_have_text("影像來源：桌邊攝影機")
+        page.click("#live-toggle")
+        expect(page.locator('#waits li[data-tile="5s"]')).to_be_visible(timeout=15_000)
+        page.click("#live-toggle")
+        snap(page, f"i11-7-live-table-camera-{size}")
+    finally:
+        shutdown()
+    assert not page.js_errors
+
+
+def test_live_uses_this_devices_camera_when_the_table_has_none(fake_server, tmp_path):
+    """A browser with a camera (Chromium's fake one) on localhost: its camera is the default and runs."""
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS + [
+            "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"])
+        try:
+            for size in SIZES:
+                ctx = b.new_context(viewport=VIEWPORTS[size], locale="zh-TW", permissions=["camera"])
+                page = ctx.new_page()
+                page.goto(fake_server + "/live")
+                expect(page.locator("#src-browser")).to_be_checked()
+                expect(page.locator("#source-line")).to_contain_text("這台裝置的相機")
+                page.click("#live-toggle")
+                expect(page.locator("#live-status")).to_have_attribute("data-kind", "ok", timeout=15_000)
+                expect(page.locator("#frame-count")).not_to_be_empty()
+                snap(page, f"i11-7-live-browser-camera-{size}")
+                page.click("#live-toggle")
+                ctx.close()
+        finally:
+            b.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_flower_pictures_follow_the_tile_set(fake_server, new_page, size):
+    page = page_at(new_page, size, fake_server + "/")
+    key7 = page.locator('#hand-keyboard button.key[data-tile="7f"] img')
+    expect(key7).to_have_attribute("src", "/static/tiles/7f.png")
+    expect(key7).to_have_attribute("alt", "竹(3)")
+    page.select_option("#tileset", "hk-index")
+    expect(key7).to_have_attribute("src", "/static/tiles/hk-index/7f.png")
+    expect(key7).to_have_attribute("alt", "菊(3)")
+    expect(page.locator('#hand-keyboard button.key[data-tile="8f"] img')).to_have_attribute("alt", "竹(4)")
+    assert key7.evaluate("(img) => img.complete && img.naturalWidth > 0")
+    page.locator('#hand-keyboard button.key[data-tile="1f"]').scroll_into_view_if_needed()
+    snap(page, f"i11-8-flowers-hk-{size}")
+    # the choice holds on the live page too
+    page.goto(fake_server + "/live")
+    expect(page.locator("#tileset")).to_have_value("hk-index")
+    expect(page.locator('#live-keyboard button.key[data-tile="8f"] img')).to_have_attribute(
+        "src", "/static/tiles/hk-index/8f.png")
+    page.select_option("#tileset", "taiwan")
+    expect(page.locator('#live-keyboard button.key[data-tile="8f"] img')).to_have_attribute("src", "/static/tiles/8f.png")
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_record_dropdown_tells_twin_games_apart(fake_server, new_page, size):
+    players = ["阿明", "小華", f"Bob{size}", "小美"]
+    first = make_game(fake_server, players)
+    exported = urllib.request.urlopen(f"{fake_server}/api/games/{first['id']}/export.json").read()
+    req = urllib.request.Request(f"{fake_server}/api/games/import", method="POST", data=exported,
+                                 headers={**FETCH, "Content-Type": "application/json"})
+    urllib.request.urlopen(req)
+    page = page_at(new_page, size, fake_server + "/")
+    enter_readme_hand(page)
+    claimed_by_south_from_west(page)
+    page.click("#score-button")
+    options = page.locator("#record-game option").all_text_contents()
+    twins = [o for o in options if f"Bob{size}" in o]
+    assert len(twins) == 2 and all(" · " in o and "手" in o for o in twins), twins
+    page.locator("#record-section").scroll_into_view_if_needed()
+    snap(page, f"i11-9-record-dropdown-{size}")
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_live_view_says_a_win_is_a_win(fake_server, new_page, size):
+    """17 tiles that already win: 胡了 with the hand's 台, self-drawn by default, changeable."""
+    page = page_at(new_page, size, fake_server + "/live")
+    res = page.evaluate(FEED, frame_png(360))
+    assert res["advice"]["win"] is True and res["advice"]["discards"] == []
+    expect(page.locator("#win-box")).to_be_visible()
+    expect(page.locator("#advice-box")).to_be_hidden()
+    expect(page.locator("#live-self")).to_be_checked()
+    win = page.locator("#live-win")
+    expect(win).to_contain_text("胡了！共")
+    self_text = win.text_content()
+    expect(page.locator('#live-breakdown tr[data-entry="menqing_zimo"]')).to_have_count(1)
+    page.locator("#hints-card").scroll_into_view_if_needed()
+    snap(page, f"i11-3-live-win-self-{size}")
+    page.check("#live-claimed")
+    expect(page.locator('#live-breakdown tr[data-entry="menqing"]')).to_have_count(1)
+    expect(win).not_to_have_text(self_text)
+    snap(page, f"i11-3-live-win-claimed-{size}")
     assert not page.js_errors

@@ -3,7 +3,8 @@
 Only the Wikimedia Commons "Unicode 1F000-1F02F Mahjong Tiles (color)" set (public domain, via
 ffalt/mah) is used; the GPL GNOME/KDE artwork must never be shipped. The rendered faces have no
 tile body, so each is drawn onto an ivory tile, downscaled to 64 px wide to keep the repo small.
-Flowers get their printed number in the corner because the engine scores flowers by number.
+Flowers get their printed number (1-4) in the corner because the engine scores flowers by number;
+sets that print 菊 3 and 竹 4 (hk-index) get their own 7f/8f pictures under static/tiles/hk-index/.
 
     .venv/bin/python tools/make_tile_pictures.py [ARTWORK_DIR]
 """
@@ -23,6 +24,14 @@ SCALE = 4  # draw large, then downscale once for smooth edges
 # class order of rendered/NN_name.png (SOURCE.md) -> engine notation; 竹 is 7f and 菊 8f in our notation
 NAMES = ([f"{n}m" for n in range(1, 10)] + [f"{n}p" for n in range(1, 10)] + [f"{n}s" for n in range(1, 10)]
          + ["E", "S", "W", "N", "C", "F", "P", "1f", "2f", "3f", "4f", "5f", "6f", "8f", "7f"])
+# other tile sets (vision/tilesets.json) print other plants under a number: OUT/<set>/<tile>.png
+# hk-index: 菊 carries 3 (7f) and 竹 4 (8f)
+SET_FACES = {"hk-index": {"7f": "8f", "8f": "7f"}}  # tile -> the default set's tile whose face it shows
+
+
+def printed_number(name: str) -> str:
+    """The number a flower carries: 1-4 for the seasons (1f-4f) and for the plants (5f-8f)."""
+    return str((int(name[0]) - 1) % 4 + 1)
 
 
 def _body(fill, edge) -> Image.Image:
@@ -47,7 +56,12 @@ def build(src: Path) -> None:
     files = sorted(src.glob("[0-9][0-9]_*.png"))
     if len(files) != 42:
         raise SystemExit(f"expected 42 faces in {src}, found {len(files)}")
-    for path, name in zip(files, NAMES):
+    faces = dict(zip(NAMES, files))
+    jobs = [(faces[name], name, OUT / f"{name}.png") for name in NAMES]
+    for tileset, swaps in SET_FACES.items():
+        (OUT / tileset).mkdir(exist_ok=True)
+        jobs += [(faces[face], name, OUT / tileset / f"{name}.png") for name, face in swaps.items()]
+    for path, name, target in jobs:
         tile = _body((250, 246, 234, 255), (170, 160, 140, 255))
         face = Image.open(path).convert("RGBA")
         box_w, box_h = (W - 12) * SCALE, (H - 16) * SCALE
@@ -61,8 +75,8 @@ def build(src: Path) -> None:
             r = 9 * SCALE
             cx, cy = W * SCALE - 2 * SCALE - r - 2 * SCALE, r + 2 * SCALE
             d.ellipse((cx - r, cy - r, cx + r, cy + r), fill=(180, 30, 30, 255))
-            d.text((cx, cy), name[0], fill="white", font=_number_font(13 * SCALE), anchor="mm")
-        tile.resize((W, H), Image.LANCZOS).save(OUT / f"{name}.png", optimize=True)
+            d.text((cx, cy), printed_number(name), fill="white", font=_number_font(13 * SCALE), anchor="mm")
+        tile.resize((W, H), Image.LANCZOS).save(target, optimize=True)
     back = _body((30, 120, 80, 255), (20, 80, 50, 255))
     back.resize((W, H), Image.LANCZOS).save(OUT / "back.png", optimize=True)
 

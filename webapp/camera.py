@@ -38,6 +38,15 @@ class Camera:
             self._capture = capture
         return self._capture
 
+    def attached(self) -> bool:
+        """Whether a camera opens (kept open for the frames that follow); never raises."""
+        try:
+            with self._lock:
+                self._open()
+            return True
+        except (ApiError, ImportError, OSError):
+            return False
+
     def frame(self):
         """One BGR frame; 404 when no camera opens or it stops giving frames."""
         with self._lock:

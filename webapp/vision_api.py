@@ -136,6 +136,12 @@ def live():
     return jsonify(analyse(reading, seen, melds, flowers, rules))
 
 
+@bp.get("/api/camera")
+def camera_status():
+    """{"attached": bool}: whether a camera is attached, so a page can choose its source without a 404."""
+    return jsonify({"attached": services().camera.attached()})
+
+
 @bp.get("/api/camera/frame")
 def camera_frame():
     return _image_response(services().camera.jpeg(), "image/jpeg", cache="no-store")

@@ -31,9 +31,27 @@ export function clear(node) {
 export const $ = (sel, root = document) => root.querySelector(sel);
 export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
 
-/** Show a one-line status in a [role=status] / [role=alert] element; kind = info | error | ok. */
+/** Whether all of `node` is on screen below the sticky header. */
+export function onScreen(node) {
+  const r = node.getBoundingClientRect();
+  const header = document.querySelector("header.top");
+  const top = header ? header.getBoundingClientRect().bottom : 0;
+  return r.top >= top && r.bottom <= window.innerHeight;
+}
+
+/** Scroll `node` into view (below the sticky header: see scroll-padding-top in app.css) unless it is. */
+export function reveal(node, block = "nearest") {
+  if (!node.hidden && !onScreen(node)) node.scrollIntoView({ block, behavior: "smooth" });
+}
+
+/**
+ * Show a one-line status in a [role=status] / [role=alert] element; kind = info | error | ok.
+ * A new error is scrolled into view, so the player sees it wherever they were looking.
+ */
 export function say(node, text, kind = "info") {
+  const changed = node.textContent !== (text || "") || node.dataset.kind !== kind;
   node.textContent = text || "";
   node.dataset.kind = kind;
   node.hidden = !text;
+  if (text && kind === "error" && changed) reveal(node);
 }

@@ -17,6 +17,8 @@ let editing = null; // the hand number being edited, or null
 const base = `/api/games/${encodeURIComponent(gameId)}`;
 $("#export-csv").href = `${base}/export.csv`;
 $("#export-json").href = `${base}/export.json`;
+// scoring a hand for this game uses its dealer, 連莊, round and seat winds (the score page reads ?game=)
+$("#score-link").href = `/?game=${encodeURIComponent(gameId)}`;
 
 const fmt = (v) => (v > 0 ? `+${v}` : String(v));
 
@@ -62,11 +64,22 @@ window.addEventListener("resize", () => {
   resizeTimer = setTimeout(() => { if (game) drawChart(); }, 200);
 });
 
+/** Who won and how (one phrase each, so a narrow card wraps between phrases, not inside names). */
 function handText(h) {
-  if (h.type === "draw") return t("hand_draw") + (h.counting_kong ? ` (${t("counting_kong")})` : "");
-  const who = game.players[h.winner];
+  if (h.type === "draw") return [el("span", { text: t("hand_draw") + (h.counting_kong ? ` (${t("counting_kong")})` : "") })];
   const how = h.discarder === null ? t("hand_self") : t("hand_from", { d: game.players[h.discarder] });
-  return `${t("hand_win_by", { w: who })} · ${how} · ${h.tai} ${t("th_tai")}`;
+  return [el("span", { class: "who", text: t("hand_win_by", { w: game.players[h.winner] }) }), " · ",
+          el("span", { class: "how", text: how })];
+}
+
+/** The hand's 台 as entered, and the 莊家/連莊 台 the dealer's payments add, apart. */
+function taiText(h) {
+  if (h.type === "draw") return null;
+  const extra = h.tai - h.hand_tai;
+  return el("div", { class: "tai-line" },
+    el("strong", { class: "hand-tai", title: t("hand_tai_label"), text: t("hand_tai_only", { hand: h.hand_tai }) }),
+    extra > 0 ? el("span", { class: "dealer-tai", title: t("dealer_tai_label"),
+                             text: ` + ${t("dealer_tai_plus", { dealer: extra })}` }) : null);
 }
 
 function renderHistory() {
@@ -83,11 +96,14 @@ function renderHistory() {
     const deltas = [0, 1, 2, 3].map((s) => (h.deltas ? h.deltas[String(s)] ?? h.deltas[s] ?? 0 : 0));
     const when = h.created_at ? new Date(h.created_at).toLocaleTimeString(lang() === "en" ? "en" : "zh-TW",
                                                                              { hour: "2-digit", minute: "2-digit" }) : "";
+    // a table row on a laptop, a card on a phone (app.css): each amount carries its player's name
     body.append(el("tr", { dataset: { hand: String(h.n) } },
-      el("td", { text: String(h.n) }),
-      el("td", {}, handText(h), when ? el("div", { class: "hint", text: when }) : null),
-      deltas.map((d) => el("td", { class: `num ${d > 0 ? "plus" : d < 0 ? "minus" : ""}`, text: fmt(d) })),
-      el("td", {}, h.photo_id ? el("a", { href: `/photos/${h.photo_id}`, target: "_blank", rel: "noopener" },
+      el("td", { class: "n", text: String(h.n) }),
+      el("td", { class: "result" }, el("div", { class: "what" }, handText(h)), taiText(h),
+         when ? el("div", { class: "hint when", text: when }) : null),
+      deltas.map((d, i) => el("td", { class: `num delta ${d > 0 ? "plus" : d < 0 ? "minus" : ""}`,
+                                      dataset: { label: game.players[i], player: String(i) }, text: fmt(d) })),
+      el("td", { class: "photo" }, h.photo_id ? el("a", { href: `/photos/${h.photo_id}`, target: "_blank", rel: "noopener" },
         el("img", { class: "thumb", src: `/photos/${h.photo_id}/thumb`, alt: `${t("th_photo")} ${h.n}`, loading: "lazy" })) : ""),
       el("td", { class: "actions" },
         el("button", { type: "button", class: "small", "aria-label": `${t("edit")} ${h.n}`, text: "✎",

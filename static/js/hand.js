@@ -29,7 +29,7 @@ export class HandEditor {
   }
 
   reset() {
-    this.state = { concealed: [], melds: [], flowers: [], winning: null, unplaced: [] };
+    this.state = { concealed: [], melds: [], flowers: [], winning: null, unplaced: [], winningGuessed: false };
     this.removedRecognized = 0;
   }
 
@@ -58,6 +58,12 @@ export class HandEditor {
       tiles: m.indices ? m.indices.map(fromIndex) : fromNames(m.tiles ? parseTiles(m.tiles) : []),
     }));
     s.unplaced = (layout.unplaced || []).map(fromIndex);
+    // a photo of the whole hand in one row (17 tiles less 3 per meld, none set apart): players put the
+    // drawn tile at the right end, so that one is the winning tile until the player picks another
+    if (!s.winning && !s.unplaced.length && s.concealed.length === this.concealedNeeded() + 1) {
+      s.winning = s.concealed.pop();
+      s.winningGuessed = true;
+    }
     this.photo = res.photo_id ? { photo_id: res.photo_id, tiles, tileset } : null;
     this.render();
     this.changed();
@@ -107,6 +113,18 @@ export class HandEditor {
     const { s, r } = JSON.parse(last);
     this.state = s;
     this.removedRecognized = r;
+    this.render();
+    this.changed();
+  }
+
+  /** One tap on a tile of the hand makes it the winning tile; the old one goes back into the hand. */
+  pickWinning(it) {
+    const s = this.state;
+    const i = s.concealed.indexOf(it);
+    if (i < 0) return;
+    this.snapshot();
+    s.concealed.splice(i, 1, ...(s.winning ? [s.winning] : []));
+    s.winning = it;
     this.render();
     this.changed();
   }
@@ -253,8 +271,21 @@ export class HandEditor {
     this.zones.append(el("section", { class: "zone", dataset: { zone: "melds" } },
       el("h3", { text: t("zone_melds") }), s.melds.length ? melds : el("p", { class: "empty", text: t("zone_empty") })));
     this.zones.append(this.zone("flowers", t("zone_flowers"), s.flowers));
-    this.zones.append(this.zone("winning", t("zone_winning"), s.winning ? [s.winning] : []));
+    const winning = this.zone("winning", t("zone_winning"), s.winning ? [s.winning] : []);
+    if (s.winningGuessed && s.winning) winning.append(this.winningChooser());
+    this.zones.append(winning);
     if (s.unplaced.length) this.zones.append(this.zone("unplaced", t("zone_unplaced"), s.unplaced));
+  }
+
+  /** Under a guessed winning tile: each different tile of the hand, one tap to win on it instead. */
+  winningChooser() {
+    const seen = new Set([this.state.winning.tile]);
+    const choices = this.state.concealed.filter((it) => !seen.has(it.tile) && seen.add(it.tile));
+    return el("div", { class: "winning-guess", id: "winning-guess" },
+      el("p", { class: "hint", text: t("winning_guessed") }),
+      el("div", { class: "tile-row pick-row" }, choices.map((it) => el("button", {
+        type: "button", class: "tile-btn", "aria-label": t("winning_pick", { tile: tileName(it.tile) }),
+        dataset: { pick: it.tile }, onclick: () => this.pickWinning(it) }, tileImg(it.tile)))));
   }
 
   zone(key, title, items, extra = null) {

@@ -1,9 +1,10 @@
 // live.html: about once a second, recognize the player's own hand and show shanten, waits and discards.
 import { initPage } from "./page.js";
 import { t, lang } from "./i18n.js";
-import { el, clear, $, say } from "./dom.js";
-import { api, get } from "./api.js";
-import { tileImg, tileName, tileKeyboard, isSuited, isFlower, formatTiles, countTiles, parseTiles } from "./tiles.js";
+import { el, clear, $, say, reveal } from "./dom.js";
+import { api, get, post } from "./api.js";
+import { tileImg, tileName, tileKeyboard, isSuited, isFlower, formatTiles, countTiles, parseTiles,
+         tileset, setTileset } from "./tiles.js";
 
 initPage();
 
@@ -22,6 +23,8 @@ const state = {
   flowers: [],
   target: "seen",
   last: null,
+  sources: { attached: false, secure: false, camera: false }, // what this page can use
+  win: null, // {key, result} of the last complete hand scored
 };
 
 // ---------- one frame ----------
@@ -62,12 +65,15 @@ function renderHints(res) {
 
   const shantenNode = $("#shanten");
   const waits = res.waits;
-  const advice = res.advice;
-  const shanten = waits ? waits.shanten : advice ? advice.shanten : null;
+  const win = !!(res.advice && res.advice.win) || res.win === true;
+  const advice = win ? null : res.advice;
+  const shanten = win ? -1 : waits ? waits.shanten : advice ? advice.shanten : null;
   shantenNode.textContent = shanten === null || shanten === undefined ? "–"
     : shanten < 0 ? t("shanten_win") : shanten === 0 ? t("shanten_ready") : t("shanten_n", { n: shanten });
   shantenNode.dataset.shanten = shanten ?? "";
 
+  $("#win-box").hidden = !win;
+  if (win) scoreWin(res);
   $("#waits-box").hidden = !waits;
   const wl = clear($("#waits"));
   if (waits) {
@@ -83,7 +89,7 @@ function renderHints(res) {
   $("#advice-box").hidden = !advice;
   const al = clear($("#advice"));
   if (advice) {
-    for (const d of advice.discards.slice(0, 5)) {
+    for (const d of (advice.discards || []).slice(0, 5)) {
       al.append(el("li", { dataset: { discard: d.discard } },
         el("div", { class: "wait" }, tileImg(d.discard), el("strong", { text: t("live_discard", { tile: tileName(d.discard) }) })),
         el("div", { class: "hint", text: `${d.shanten === 0 ? t("shanten_ready") : t("shanten_n", { n: d.shanten })} · ${t("live_useful", { kinds: d.useful_kinds, copies: d.useful_copies })}` }),
@@ -93,6 +99,57 @@ function renderHints(res) {
   }
 }
 
+// ---------- a complete hand: 胡了, with its 台 under the chosen table ----------
+
+/** The frame's hand in the engine's form: all its concealed tiles (the drawn one too), melds, flowers. */
+function frameHand(res) {
+  const layout = res.layout || {};
+  const concealed = [...(layout.concealed || []), ...(layout.winning_tile ? [layout.winning_tile] : [])];
+  const melds = state.melds.length ? state.melds.map((m) => ({ type: m.type, tiles: formatTiles(m.tiles) }))
+    : (layout.melds || []).filter((m) => m.tiles).map((m) => ({ type: m.type, tiles: m.tiles }));
+  const flowers = state.flowers.length ? formatTiles(state.flowers) : (layout.flowers || []).join("");
+  const hand = { rules: $("#rules").value || "tw-standard", concealed: formatTiles(concealed), melds, flowers,
+                 self_drawn: $("#live-self").checked, context: { seen: formatTiles(state.seen) } };
+  if (layout.winning_tile) hand.winning_tile = layout.winning_tile; // the tile set apart is the drawn one
+  return hand;
+}
+
+/** Ask /api/advise for the hand's 台 (self-drawn unless the player says otherwise); once per hand and choice. */
+async function scoreWin(res) {
+  const hand = frameHand(res);
+  const key = JSON.stringify(hand);
+  if (state.win && state.win.key === key) { renderWin(state.win.result); return; }
+  // /api/live scored it already when the choice is its default (self-drawn, the best drawn tile)
+  const same = res.advice && res.advice.win && res.advice.self_drawn === hand.self_drawn && !hand.winning_tile;
+  state.win = { key, result: same ? res.advice : null };
+  if (state.win.result) { renderWin(state.win.result); return; }
+  try {
+    const result = await post("/api/advise", hand);
+    if (state.win && state.win.key === key) { state.win.result = result; renderWin(result); }
+  } catch (e) {
+    say($("#live-win-status"), t("error_prefix") + e.message, "error");
+  }
+}
+
+function renderWin(result) {
+  const tai = result && typeof result.tai === "number" ? result.tai : null;
+  $("#live-win").textContent = tai === null ? t("shanten_win") : t("live_win", { tai });
+  // the 台 cannot be told (乐清 without its 財神, say): the reason, in the page's words
+  const problem = result && result.score_error;
+  say($("#live-win-status"), problem ? t("error_prefix") + (problem.error || "") : "", problem ? "error" : "info");
+  const table = clear($("#live-breakdown"));
+  const breakdown = (result && (result.breakdown || (result.score && result.score.breakdown))) || [];
+  for (const e of breakdown) {
+    table.append(el("tr", { dataset: { entry: e.id } },
+      el("td", { text: lang() === "en" ? e.name_en || e.name : e.name }),
+      el("td", { class: "num" }, String(e.tai),
+         e.count > 1 && e.tai % e.count === 0 ? el("small", { class: "per", text: t("entry_times", { each: e.tai / e.count, n: e.count }) }) : null)));
+  }
+}
+
+for (const id of ["#live-self", "#live-claimed"]) {
+  $(id).addEventListener("change", () => { if (state.last) renderHints(state.last); });
+}
 
 // ---------- sources ----------
 
@@ -144,7 +201,10 @@ async function start() {
     try {
       state.stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment", width: { ideal: 1920 } }, audio: false });
     } catch (e) {
-      say($("#live-status"), t("live_no_browser_cam"), "error");
+      // say what went wrong: a refusal, no camera, a busy camera (the page is a secure context here)
+      const why = ["NotAllowedError", "SecurityError"].includes(e.name) ? "live_cam_denied"
+        : ["NotReadableError", "AbortError", "TrackStartError"].includes(e.name) ? "live_cam_busy" : "live_cam_none";
+      say($("#live-status"), t(why), "error");
       return;
     }
     const video = $("#video");
@@ -165,6 +225,7 @@ async function start() {
   }
   state.running = true;
   $("#live-toggle").textContent = t("live_stop");
+  reveal($("#video-box"), "start"); // on a phone: the picture and the hints right under it
   loop();
 }
 
@@ -187,31 +248,53 @@ $("#frame-input").addEventListener("change", async (ev) => {
   try {
     await analyse(file);
     say($("#live-status"), t("live_file_help"), "ok");
+    reveal($("#video-box"), "start");
   } catch (e) {
     say($("#live-status"), t("error_prefix") + e.message, "error");
   }
 });
 
-function setSource(source) {
+const SOURCE_LABEL = { server: "src_server", browser: "src_browser", file: "src_file" };
+
+function setSource(source, chosen = false) {
   if (state.running) stop();
   state.source = source;
   $(`#src-${source}`).checked = true;
   $("#frame-label").hidden = source !== "file";
   $("#live-toggle").hidden = source === "file";
+  state.chosen = chosen;
+  sourceLine();
 }
 
-for (const s of ["server", "browser", "file"]) $(`#src-${s}`).addEventListener("change", () => setSource(s));
+/** One plain line: which source runs, and why when the page picked it. */
+function sourceLine() {
+  const { secure, camera } = state.sources;
+  const using = t("live_using", { source: t(SOURCE_LABEL[state.source] || "src_file") });
+  let why = "";
+  if (!state.chosen && state.source === "browser") why = t("live_why_browser");
+  if (!state.chosen && state.source === "file") why = !secure ? t("live_why_insecure") : !camera ? t("live_why_file") : "";
+  $("#source-line").textContent = why ? t("live_using_why", { using, why }) : using;
+}
 
+for (const s of ["server", "browser", "file"]) $(`#src-${s}`).addEventListener("change", () => setSource(s, true));
+
+/**
+ * The source that works: the table camera when one is attached (GET /api/camera, never a 404), else this
+ * device's camera where the page is a secure context and the device has one, else photo upload.
+ */
 async function pickSource() {
-  const browserOk = !!(navigator.mediaDevices && navigator.mediaDevices.getUserMedia && window.isSecureContext);
-  $("#src-browser").disabled = !browserOk;
-  let serverOk = false;
-  try {
-    const res = await fetch("/api/camera/frame", { method: "GET", cache: "no-store" });
-    serverOk = res.ok;
-  } catch (e) { serverOk = false; }
-  $("#src-server").disabled = !serverOk;
-  setSource(serverOk ? "server" : browserOk ? "browser" : "file");
+  const secure = !!(window.isSecureContext && navigator.mediaDevices && navigator.mediaDevices.getUserMedia);
+  let camera = false;
+  if (secure) {
+    try { camera = (await navigator.mediaDevices.enumerateDevices()).some((d) => d.kind === "videoinput"); }
+    catch (e) { camera = false; }
+  }
+  let attached = false;
+  try { attached = !!(await get("/api/camera")).attached; } catch (e) { attached = false; }
+  state.sources = { attached, secure, camera };
+  $("#src-server").disabled = !attached;
+  $("#src-browser").disabled = !secure || !camera;
+  setSource(attached ? "server" : secure && camera ? "browser" : "file");
 }
 
 // ---------- what the player enters: seen tiles, own melds and flowers ----------
@@ -283,6 +366,7 @@ async function fillRules() {
 }
 
 window.addEventListener("langchange", () => {
+  sourceLine();
   buildKeyboard();
   renderMine();
   fillRules();
@@ -292,6 +376,16 @@ window.addEventListener("langchange", () => {
 
 // test hook: feed one recorded frame as if the camera had taken it
 window.__liveFeed = (blob) => { showFrame(blob); return analyse(blob); };
+
+// the tile set decides how flowers are drawn and named; every page keeps the choice
+$("#tileset").value = tileset();
+$("#tileset").addEventListener("change", (ev) => {
+  setTileset(ev.target.value);
+  buildKeyboard();
+  renderMine();
+  if (state.last) renderHints(state.last);
+});
+$("#rules").addEventListener("change", () => { state.win = null; if (state.last) renderHints(state.last); });
 
 say($("#live-status"), t("live_status_idle"));
 buildKeyboard();

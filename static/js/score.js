@@ -1,10 +1,10 @@
 // index.html: score a hand from a photo or from manual entry, learn from corrections, record into a game.
 import { initPage } from "./page.js";
 import { t, windName, lang } from "./i18n.js";
-import { el, clear, $, say } from "./dom.js";
+import { el, clear, $, say, reveal } from "./dom.js";
 import { api, get, post, ApiError } from "./api.js";
 import { HandEditor } from "./hand.js";
-import { TILES, WINDS, tileImg, tileName, parseTiles, tileRow } from "./tiles.js";
+import { TILES, WINDS, tileImg, tileName, parseTiles, tileRow, tileset, setTileset } from "./tiles.js";
 
 initPage();
 
@@ -22,7 +22,10 @@ const FLAG_ENTRIES = {
 
 const statusPhoto = $("#photo-status");
 const statusHand = $("#hand-status");
+const statusScore = $("#score-status"); // next to 算台: what scoring says lands where the player tapped
 let tables = [];
+let openGames = []; // unfinished games, for "score from a game" and "record into a game"
+let fromGame = null; // the game the hand is scored from: its dealer, 連莊, round and seat winds
 let lastResult = null; // {request, result, photo_id}
 let lastExamplesKey = null;
 
@@ -74,9 +77,13 @@ drop.addEventListener("drop", (ev) => {
 // ---------- context form ----------
 
 function fillWinds() {
+  const winds = fromGame ? fromGame.state.seat_winds || [] : [];
   for (const sel of document.querySelectorAll("select.winds")) {
     const keep = sel.value;
-    clear(sel).append(...WINDS.map((w) => el("option", { value: w, text: windName(w) })));
+    // from a game, a seat is its player: "南 小華"
+    const named = fromGame && sel.id !== "round-wind";
+    clear(sel).append(...WINDS.map((w) => el("option", { value: w,
+      text: named && winds.includes(w) ? `${windName(w)} ${fromGame.players[winds.indexOf(w)]}` : windName(w) })));
     if (keep) sel.value = keep;
   }
 }
@@ -132,6 +139,7 @@ function syncWinHow() {
 
 for (const id of ["#win-self", "#win-claimed", "#seat-wind"]) $(id).addEventListener("change", syncWinHow);
 $("#rules").addEventListener("change", fillTableOptions);
+$("#caishen").addEventListener("change", () => { $("#caishen-error").hidden = true; $("#caishen").removeAttribute("aria-invalid"); });
 $("#context-form").addEventListener("change", hideResult);
 $("#context-form").addEventListener("submit", (ev) => ev.preventDefault());
 
@@ -167,12 +175,30 @@ function hideResult() {
   lastResult = null;
 }
 
+/** 乐清 scores only with its wild tile named: ask for it next to its field first. */
+function caishenMissing() {
+  const field = $("#caishen-field");
+  const missing = !field.hidden && currentTable()?.id === "yueqing" && !$("#caishen").value;
+  const note = $("#caishen-error");
+  note.textContent = missing ? t("caishen_needed") : "";
+  note.hidden = !missing;
+  $("#caishen").toggleAttribute("aria-invalid", missing);
+  if (missing) {
+    say(statusScore, t("caishen_needed"), "info");
+    $("#caishen").focus({ preventScroll: true });
+    reveal(field, "center");
+  }
+  return missing;
+}
+
 async function scoreHand() {
+  say(statusScore, "");
+  if (caishenMissing()) return;
   let req;
   try {
     req = buildRequest();
   } catch (e) {
-    say(statusHand, t("error_prefix") + e.message, "error");
+    say(statusScore, t("error_prefix") + e.message, "error");
     return;
   }
   const button = $("#score-button");
@@ -185,8 +211,8 @@ async function scoreHand() {
     if (result.win) openRecord();
     $("#result-section").scrollIntoView({ behavior: "smooth", block: "start" });
   } catch (e) {
-    say(statusHand, t("error_prefix") + e.message, "error");
     $("#result-section").hidden = true;
+    say(statusScore, t("error_prefix") + e.message, "error");
   } finally {
     button.disabled = false;
   }
@@ -212,7 +238,11 @@ function renderResult(res, req) {
   const rows = (res.breakdown || []).map((e) => el("tr", { dataset: { entry: e.id } },
     el("td", { lang: "zh-Hant", text: e.name }),
     el("td", { lang: "en", class: "en", text: e.name_en }),
-    el("td", { class: "num" }, e.count > 1 ? `${e.tai} × ${e.count}` : String(e.tai),
+    // e.tai is the entry's whole 台; a counted entry says how it adds up ("4 (2 台 × 2 次)")
+    el("td", { class: "num" }, String(e.tai),
+       e.count > 1 && e.tai % e.count === 0
+         ? el("small", { class: "per", text: t("entry_times", { each: e.tai / e.count, n: e.count }) })
+         : e.count > 1 ? el("small", { class: "per", text: t("entry_count", { n: e.count }) }) : null,
        e.dealer_only ? el("small", { class: "tag", text: t("dealer_only") }) : null)));
   box.append(el("table", { class: "breakdown", id: "breakdown" },
     el("thead", {}, el("tr", {}, el("th", { text: t("th_entry") }), el("th", { text: t("th_entry_en") }),
@@ -239,10 +269,16 @@ function renderResult(res, req) {
         const v = res.payments[w] || 0;
         return el("div", { class: `pay ${v > 0 ? "plus" : v < 0 ? "minus" : ""} ${w === winner ? "winner" : ""}`,
                            dataset: { seat: w } },
-          el("span", { class: "seat", text: t("seat_short", { w: windName(w) }) }),
+          el("span", { class: "seat", text: seatLabel(w) }),
           el("strong", { text: v > 0 ? `+${v}` : String(v) }));
       })));
   }
+}
+
+/** "東家", or "東 阿明" when the hand is scored from a game. */
+function seatLabel(w) {
+  const name = fromGame ? fromGame.players[(fromGame.state.seat_winds || []).indexOf(w)] : null;
+  return name ? `${windName(w)} ${name}` : t("seat_short", { w: windName(w) });
 }
 
 // ---------- corrections -> examples, adaptation ----------
@@ -297,34 +333,91 @@ $("#adapt-button").addEventListener("click", async () => {
   pollAdapt();
 });
 
-// ---------- record into a game ----------
+// ---------- score from a game, record into a game ----------
 
 let recordGame = null;
+
+/** A game's line in a dropdown: players, the day it began and its hand count (imports repeat names). */
+function gameLabel(g) {
+  const when = g.created_at ? new Date(g.created_at).toLocaleString(lang() === "en" ? "en" : "zh-TW",
+    { year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit" }) : "";
+  return [g.players.join("・"), when, t("hands_n", { n: g.hand_count ?? 0 })].filter(Boolean).join(" · ");
+}
+
+async function loadGames() {
+  try {
+    const res = await get("/api/games");
+    openGames = (Array.isArray(res) ? res : res.games || []).filter((g) => !g.finished);
+  } catch (e) {
+    openGames = [];
+    say($("#record-status"), t("error_prefix") + e.message, "error");
+  }
+  for (const sel of [$("#from-game"), $("#record-game")]) {
+    const keep = sel.value;
+    const first = sel.id === "from-game" ? [el("option", { value: "", text: t("from_game_none") })] : [];
+    clear(sel).append(...first, ...openGames.map((g) => el("option", { value: g.id, text: gameLabel(g) })));
+    if (openGames.some((g) => g.id === keep)) sel.value = keep;
+  }
+}
+
+/** The context form takes the game's rules, stakes, round wind, dealer and 連莊; seats show the players. */
+function applyFromGame() {
+  const g = fromGame;
+  const locked = ["#rules", "#base", "#per-tai", "#round-wind", "#dealer", "#streak"];
+  for (const id of locked) $(id).disabled = !!g;
+  const line = $("#from-game-line");
+  if (g) {
+    const st = g.state;
+    const winds = st.seat_winds || [];
+    $("#rules").value = g.rules;
+    $("#base").value = String(g.base);
+    $("#per-tai").value = String(g.per_tai);
+    $("#round-wind").value = st.round_wind_name || "E";
+    $("#dealer").value = winds[st.dealer] || "E";
+    $("#streak").value = String(st.streak || 0);
+    line.textContent = t("from_game_line", { round: windName(st.round_wind_name || "E"),
+                                             dealer: g.players[st.dealer], streak: st.streak || 0,
+                                             n: (g.hands || []).length + 1 });
+  }
+  line.hidden = !g;
+  fillWinds();
+  fillTableOptions();
+  syncWinHow();
+}
+
+async function chooseFromGame(id) {
+  fromGame = null;
+  if (id) {
+    try {
+      fromGame = await get(`/api/games/${encodeURIComponent(id)}`);
+    } catch (e) {
+      say(statusScore, t("error_prefix") + e.message, "error");
+    }
+  }
+  $("#from-game").value = fromGame ? fromGame.id : "";
+  applyFromGame();
+}
+
+$("#from-game").addEventListener("change", (ev) => { hideResult(); chooseFromGame(ev.target.value); });
 
 async function openRecord() {
   const section = $("#record-section");
   section.hidden = false;
   say($("#record-status"), "");
+  await loadGames();
   const sel = $("#record-game");
-  let games = [];
-  try {
-    const res = await get("/api/games");
-    games = (Array.isArray(res) ? res : res.games || []).filter((g) => !g.finished);
-  } catch (e) {
-    say($("#record-status"), t("error_prefix") + e.message, "error");
-  }
-  const keep = sel.value;
-  clear(sel).append(...games.map((g) => el("option", { value: g.id, text: g.players.join("・") })));
-  if (games.some((g) => g.id === keep)) sel.value = keep;
-  $("#record-button").disabled = !games.length || !!(lastResult && lastResult.recorded);
-  if (!games.length) { say($("#record-status"), t("record_no_games")); recordGame = null; return; }
+  if (fromGame) sel.value = fromGame.id;
+  sel.disabled = !!fromGame; // scored from a game: recorded into that game
+  $("#record-button").disabled = !openGames.length || !!(lastResult && lastResult.recorded);
+  if (!openGames.length) { say($("#record-status"), t("record_no_games")); recordGame = null; return; }
   await loadRecordGame(true);
 }
 
 async function loadRecordGame(prefill) {
   const id = $("#record-game").value;
   if (!id) return;
-  recordGame = await get(`/api/games/${encodeURIComponent(id)}`);
+  // scored from this game: record against the very state it was scored from (a change since is a 409)
+  recordGame = fromGame && fromGame.id === id && prefill ? fromGame : await get(`/api/games/${encodeURIComponent(id)}`);
   const winds = recordGame.state.seat_winds || [];
   const label = (p, i) => (winds[i] ? `${p}（${windName(winds[i])}）` : p);
   for (const sel of [$("#record-winner"), $("#record-discarder")]) {
@@ -342,6 +435,8 @@ async function loadRecordGame(prefill) {
     const r = lastResult.result;
     $("#record-tai").value = String(r.hand_tai ?? r.tai);
   }
+  const fixed = !!(fromGame && fromGame.id === id);
+  for (const sel of ["#record-winner", "#record-discarder", "#record-self"]) $(sel).disabled = fixed;
   syncRecordSelf();
 }
 
@@ -364,23 +459,40 @@ $("#record-button").addEventListener("click", async () => {
   if (lastResult.photo_id) body.photo_id = lastResult.photo_id;
   const button = $("#record-button");
   button.disabled = true;
+  const status = $("#record-status");
   try {
     const res = await post(`/api/games/${encodeURIComponent(recordGame.id)}/hands`, body);
     const n = res && res.hands ? res.hands.length : (res && res.n) || "";
-    const status = $("#record-status");
-    say(status, t("record_done", { n }), "ok");
+    const hand = res && res.hands ? res.hands[res.hands.length - 1] : null;
+    say(status, t("record_done", { n }) + (hand ? ` ${handTaiText(hand)}` : ""), "ok");
     lastResult.recorded = true; // one scored hand goes into a game once
     status.append(" ", el("a", { href: `/games/${encodeURIComponent(recordGame.id)}`, text: t("record_open") }));
-    await loadRecordGame(false);
+    if (fromGame && fromGame.id === recordGame.id) {
+      fromGame = res; // the next hand is scored from the game as it is now (dealer, 連莊 moved on)
+      applyFromGame();
+      recordGame = res;
+    } else await loadRecordGame(false);
   } catch (e) {
     if (e.status === 409) {
+      if (fromGame && fromGame.id === recordGame.id) {
+        await chooseFromGame(fromGame.id); // scored from an old state: score again from the new one
+        hideResult();
+        say(statusScore, t("stale_rescore"), "error");
+        return;
+      }
       await loadRecordGame(false);
-      say($("#record-status"), t("stale_reloaded"), "error");
-    } else say($("#record-status"), t("error_prefix") + e.message, "error");
+      say(status, t("stale_reloaded"), "error");
+    } else say(status, t("error_prefix") + e.message, "error");
   } finally {
     button.disabled = !!(lastResult && lastResult.recorded);
   }
 });
+
+/** "2 台 + 莊家/連莊 3 台" for a recorded hand: what the player typed and what the dealer side adds. */
+function handTaiText(h) {
+  const extra = h.tai - h.hand_tai;
+  return extra > 0 ? t("hand_tai_plus_dealer", { hand: h.hand_tai, dealer: extra }) : t("hand_tai_only", { hand: h.hand_tai });
+}
 
 // ---------- start ----------
 
@@ -398,19 +510,29 @@ async function start() {
   }
   fillRules();
   fillTableOptions();
+  await loadGames();
+  const wanted = new URLSearchParams(location.search).get("game"); // the game page's "score a hand" link
+  if (wanted && openGames.some((g) => g.id === wanted)) await chooseFromGame(wanted);
   showAdaptPanel();
   try { const a = await get("/api/adapt"); if (a.status !== "idle") { $("#adapt-section").hidden = false; showAdapt(a); } }
   catch (e) { /* adaptation status is optional information */ }
 }
 
 window.addEventListener("langchange", () => {
-  fillWinds();
   fillRules();
-  fillTableOptions();
-  syncWinHow();
+  loadGames();
+  applyFromGame();
   editor.build();
   if (lastResult) renderResult(lastResult.result, lastResult.request);
   if (!$("#record-section").hidden && recordGame) loadRecordGame(false);
+});
+
+// the tile set decides how flowers are drawn and named (竹 and 菊 trade numbers); every page keeps the choice
+$("#tileset").value = tileset();
+$("#tileset").addEventListener("change", (ev) => {
+  setTileset(ev.target.value);
+  editor.build();
+  if (lastResult) renderResult(lastResult.result, lastResult.request);
 });
 
 // a test hook: the hand editor, so tests can read the state the page would score

@@ -11,6 +11,27 @@ export const WINDS = ["E", "S", "W", "N"];
 
 const ORDER = new Map(ALL.map((x, i) => [x, i]));
 
+// Tile sets differ in the number printed on two flowers (vision/tilesets.json): a taiwan set prints
+// 竹 3 and 菊 4 (7f, 8f), an hk-index set 菊 3 and 竹 4. Pictures and names follow the chosen set.
+const TILESET_KEY = "mahjong.tileset";
+export const TILESETS = ["taiwan", "hk-index"];
+const SET_PICTURES = { "hk-index": new Set(["7f", "8f"]) }; // static/tiles/<set>/<tile>.png
+
+export function tileset() {
+  const saved = localStorage.getItem(TILESET_KEY);
+  return TILESETS.includes(saved) ? saved : "taiwan";
+}
+
+export function setTileset(name) {
+  if (TILESETS.includes(name)) localStorage.setItem(TILESET_KEY, name);
+}
+
+function pictureUrl(x) {
+  const set = tileset();
+  if (SET_PICTURES[set] && SET_PICTURES[set].has(x)) return `/static/tiles/${set}/${x}.png`;
+  return `/static/tiles/${ORDER.has(x) || x === "back" ? x : "back"}.png`;
+}
+
 export const isFlower = (x) => /^[1-8]f$/.test(x);
 export const isSuited = (x) => /^[1-9][mps]$/.test(x);
 export const sortTiles = (arr) => [...arr].sort((a, b) => (ORDER.get(a) ?? 99) - (ORDER.get(b) ?? 99));
@@ -54,13 +75,13 @@ export function formatTiles(arr) {
 
 export function tileName(x) {
   if (isSuited(x)) return t(`tiles.${x[1]}`, { n: t(`tiles.nums.${Number(x[0]) - 1}`) });
+  if (tileset() === "hk-index" && (x === "7f" || x === "8f")) return t(`tiles_hk.${x}`);
   return t(`tiles.${x}`);
 }
 
 /** The picture of one tile. */
 export function tileImg(x, cls = "tile") {
-  const known = ORDER.has(x) || x === "back";
-  return el("img", { class: cls, src: `/static/tiles/${known ? x : "back"}.png`, alt: tileName(x),
+  return el("img", { class: cls, src: pictureUrl(x), alt: tileName(x),
                      title: tileName(x), draggable: "false", dataset: { tile: x } });
 }
 
