@@ -132,7 +132,8 @@ def test_stale_version_is_409(client):
     g = create(client)
     post_hand(client, g["id"], dict(win(0, 1, 1), version=1))
     r = client.post(f"/api/games/{g['id']}/hands", json=dict(win(0, 1, 1), version=1), headers=FETCH)
-    assert r.status_code == 409 and r.get_json() == {"error": "the game changed on another phone; reloaded"}
+    assert r.status_code == 409 and r.get_json() == {"error": "the game changed on another phone; reloaded",
+                                                     "code": "stale_version", "params": {}}
     r = client.put(f"/api/games/{g['id']}/hands/1", json=dict(win(0, 1, 1), version=1), headers=FETCH)
     assert r.status_code == 409
     assert client.delete(f"/api/games/{g['id']}/hands/1?version=1", headers=FETCH).status_code == 409
