@@ -26,7 +26,14 @@ def missing_training_packages() -> list[str]:
     loads torch). Caches are dropped first so that a `make train-deps` run while the app is up
     counts at the next press, with no restart."""
     importlib.invalidate_caches()
-    return [name for name in TRAINING_PACKAGES if importlib.util.find_spec(name) is None]
+    return [name for name in TRAINING_PACKAGES if not _installed(name)]
+
+
+def _installed(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # a half-removed package counts as missing
+        return False
 
 
 def adapt_command(examples_dir: Path, models_dir: Path) -> list[str]:
