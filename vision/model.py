@@ -235,7 +235,7 @@ class Recognizer:
         """Detections on four corner parts of the photo, each share of its width and height (they
         overlap, so no tile is cut by every part), merged by NMS."""
         h, w = image.shape[:2]
-        ph, pw = int(h * share), int(w * share)
+        ph, pw = max(1, int(h * share)), max(1, int(w * share))  # a 1-pixel-thin photo has thin parts too
         found_b, found_s = [], []
         for y0 in (0, h - ph):
             for x0 in (0, w - pw):
@@ -278,6 +278,8 @@ class Recognizer:
         return best[2], best[3], best[4]
 
     def _detect_once(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if not image.shape[0] or not image.shape[1]:  # an empty part of a thin photo holds no tile
+            return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
         size = int(self.config["det_imgsz"])
         shape = input_shape(*image.shape[:2], size) if self._det_rect else None
         lb, scale, px, py = letterbox(image, size, shape)
