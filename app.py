@@ -5,7 +5,8 @@ object with recognize(image) for tests), TABLE_PIN, TESTING, and for tests CAMER
 (index -> capture object), ADAPT_COMMAND (argv list), TRAINING_MISSING (() -> names of the
 training packages missing) and TEMPLATES_DIR.
 Environment: MAHJONG_DATA (data folder, default ./data), TABLE_PIN, CAMERA (auto, opencv or picamera2),
-CAMERA_INDEX, HOST, PORT.
+CAMERA_INDEX, HOST, PORT, MAHJONG_HOSTS (more names to answer to, comma-separated),
+MAHJONG_PROXIES (trusted reverse proxies in front), MAHJONG_PHOTO_QUOTA_MB (photo folder cap).
 """
 from __future__ import annotations
 
@@ -15,17 +16,21 @@ from datetime import timedelta
 from pathlib import Path
 
 from flask import Flask
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webapp import api, errors, games_api, pages, security, services, vision_api
 from webapp.adapt import AdaptJob, adapt_command
 from webapp.camera import Camera
 from webapp.camera_sources import camera_opener
-from webapp.db import open_database
-from webapp.photos import PhotoStore
+from webapp.db import hold_open, open_database
+from webapp.hosts import served_hosts
+from webapp.photos import PhotoStore, remove_orphans
 from webapp.recognizer import RecognizerSource
+from webapp.throttle import PinThrottle
 
 ROOT = Path(__file__).resolve().parent
 MAX_UPLOAD = 20 * 1024 * 1024
+MAX_FORM_FIELD = 500 * 1024  # a form field that is not a file (seen, melds …); Werkzeug's default, stated
 
 
 def _settings(config: dict | None) -> dict:
@@ -35,6 +40,12 @@ def _settings(config: dict | None) -> dict:
     config.setdefault("TABLE_PIN", os.environ.get("TABLE_PIN") or None)
     config.setdefault("CAMERA_INDEX", int(os.environ.get("CAMERA_INDEX", "0")))
     config.setdefault("CAMERA", os.environ.get("CAMERA", "auto"))
+    # names the server answers to besides loopback and the address it serves (DNS rebinding)
+    config.setdefault("HOST", os.environ.get("HOST", "127.0.0.1"))
+    config.setdefault("ALLOWED_HOSTS", os.environ.get("MAHJONG_HOSTS", ""))
+    # reverse proxies in front (each trusted for X-Forwarded-For/-Proto/-Host); 0 = none
+    config.setdefault("PROXIES", int(os.environ.get("MAHJONG_PROXIES", "0")))
+    config.setdefault("PHOTO_QUOTA_MB", float(os.environ.get("MAHJONG_PHOTO_QUOTA_MB", "2048")))
     return config
 
 
@@ -51,6 +62,8 @@ def create_app(config: dict | None = None) -> Flask:
     app.config.update(
         TESTING=bool(config.get("TESTING")),
         MAX_CONTENT_LENGTH=MAX_UPLOAD,
+        MAX_FORM_MEMORY_SIZE=MAX_FORM_FIELD,
+        SERVED_HOSTS=served_hosts(config["HOST"], config["ALLOWED_HOSTS"]),
         TABLE_PIN=config["TABLE_PIN"],
         SECRET_KEY=security.secret_key(data_dir),
         SESSION_COOKIE_HTTPONLY=True,
@@ -61,18 +74,23 @@ def create_app(config: dict | None = None) -> Flask:
     app.json.ensure_ascii = False  # player names and 台 names stay readable
     app.json.sort_keys = False
     examples_dir = data_dir / "examples"
+    for folder in (data_dir / "photos", examples_dir):  # temporary files a kill left behind
+        remove_orphans(folder)
     services.install(app, services.Services(
-        data_dir=data_dir, db_path=db_path, photos=PhotoStore(data_dir / "photos"),
+        data_dir=data_dir, db_path=db_path, photos=PhotoStore(data_dir / "photos", quota_bytes=int(config["PHOTO_QUOTA_MB"] * 2**20)),
         examples_dir=examples_dir,
         recognizer=RecognizerSource(models_dir, injected=config.get("RECOGNIZER")),
         adapt=AdaptJob(data_dir / "adapt.log", config.get("ADAPT_COMMAND") or adapt_command(examples_dir, models_dir),
                       **({"missing": config["TRAINING_MISSING"]} if "TRAINING_MISSING" in config else {})),
         camera=Camera(config["CAMERA_INDEX"], config.get("CAMERA_OPENER") or camera_opener(config["CAMERA"])),
-        pin_failures=security.FailureCounter()))
+        pin_throttle=PinThrottle(), keeper=hold_open(db_path)))
     errors.register(app)
     security.install(app)
     for blueprint in (api.bp, games_api.bp, vision_api.bp, pages.bp):
         app.register_blueprint(blueprint)
+    if config["PROXIES"]:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=config["PROXIES"], x_proto=config["PROXIES"],
+                                x_host=config["PROXIES"])
     return app
 
 

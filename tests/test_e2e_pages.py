@@ -159,11 +159,15 @@ def new_page(browser):
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.js_errors = errors
+        # the server's Content-Security-Policy must never have to refuse anything the pages do
+        page.on("console", lambda m: "Content Security Policy" in m.text and csp_refusals.append(m.text))
         return page
 
+    csp_refusals = []
     yield make
     for ctx in contexts:
         ctx.close()
+    assert not csp_refusals, csp_refusals
 
 
 def shot(page, name):
@@ -811,26 +815,27 @@ def test_live_picks_the_source_that_works(fake_server, new_page, tmp_path, size)
     assert not page.js_errors
 
 
-def test_live_uses_this_devices_camera_when_the_table_has_none(fake_server, tmp_path):
+def test_live_uses_this_devices_camera_when_the_table_has_none(fake_server, browser):
     """A browser with a camera (Chromium's fake one) on localhost: its camera is the default and runs."""
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS + [
-            "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"])
-        try:
-            for size in SIZES:
-                ctx = b.new_context(viewport=VIEWPORTS[size], locale="zh-TW", permissions=["camera"])
-                page = ctx.new_page()
-                page.goto(fake_server + "/live")
-                expect(page.locator("#src-browser")).to_be_checked()
-                expect(page.locator("#source-line")).to_contain_text("這台裝置的相機")
-                page.click("#live-toggle")
-                expect(page.locator("#live-status")).to_have_attribute("data-kind", "ok", timeout=15_000)
-                expect(page.locator("#frame-count")).not_to_be_empty()
-                snap(page, f"i11-7-live-browser-camera-{size}")
-                page.click("#live-toggle")
-                ctx.close()
-        finally:
-            b.close()
+    # a second chromium from the same Playwright: a second sync_playwright() in one process fails
+    # once another test module's browser is up
+    b = browser.browser_type.launch(executable_path=CHROMIUM, args=BROWSER_ARGS + [
+        "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"])
+    try:
+        for size in SIZES:
+            ctx = b.new_context(viewport=VIEWPORTS[size], locale="zh-TW", permissions=["camera"])
+            page = ctx.new_page()
+            page.goto(fake_server + "/live")
+            expect(page.locator("#src-browser")).to_be_checked()
+            expect(page.locator("#source-line")).to_contain_text("這台裝置的相機")
+            page.click("#live-toggle")
+            expect(page.locator("#live-status")).to_have_attribute("data-kind", "ok", timeout=15_000)
+            expect(page.locator("#frame-count")).not_to_be_empty()
+            snap(page, f"i11-7-live-browser-camera-{size}")
+            page.click("#live-toggle")
+            ctx.close()
+    finally:
+        b.close()
 
 
 @pytest.mark.parametrize("size", SIZES)

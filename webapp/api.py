@@ -6,9 +6,10 @@ from flask import Blueprint, current_app, jsonify, session
 from engine.service import advise_json, rules_json, score_json, waits_json
 
 from . import VERSION
+from .errors import localize_reason
 from .games import rule_table
 from .inputs import json_body
-from .security import pin_ok, unlock
+from .security import lock, pin_ok, unlock
 from .services import services
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -34,7 +35,7 @@ def _hand() -> dict:
 
 @bp.post("/score")
 def score():
-    return jsonify(score_json(_hand()))
+    return jsonify(localize_reason(score_json(_hand())))
 
 
 @bp.post("/waits")
@@ -54,11 +55,11 @@ def pin_status():
 
 @bp.post("/pin")
 def pin_unlock():
-    unlock(json_body().get("pin"), services().pin_failures)
+    unlock(json_body().get("pin"))
     return jsonify({"required": bool(current_app.config.get("TABLE_PIN")), "ok": True})
 
 
 @bp.delete("/pin")
 def pin_lock():
-    session.pop("pin", None)
+    lock()
     return jsonify({"required": bool(current_app.config.get("TABLE_PIN")), "ok": pin_ok()})

@@ -8,16 +8,12 @@ from __future__ import annotations
 import threading
 import time
 
+from .camera_sources import opencv_camera
 from .errors import ApiError
 
 NO_CAMERA = "no camera attached"
 MAX_STREAMS = 2
 FRAME_INTERVAL = 0.1  # at most ~10 frames a second to each viewer
-
-
-def opencv_camera(index: int):
-    import cv2
-    return cv2.VideoCapture(index)
 
 
 class Camera:
@@ -34,7 +30,7 @@ class Camera:
             if capture is None or not capture.isOpened():
                 if capture is not None:
                     capture.release()
-                raise ApiError(404, NO_CAMERA)
+                raise ApiError(404, NO_CAMERA, code="no_camera")
             self._capture = capture
         return self._capture
 
@@ -55,7 +51,7 @@ class Camera:
             if not ok or image is None:
                 capture.release()
                 self._capture = None
-                raise ApiError(404, NO_CAMERA)
+                raise ApiError(404, NO_CAMERA, code="no_camera")
             return image
 
     def jpeg(self) -> bytes:

@@ -10,6 +10,8 @@ import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 
+from .disk import disk_full, is_disk_full
+
 # Ordered; entry i brings the schema from version i to i+1. Never edit a shipped entry: append.
 MIGRATIONS: list[str] = [
     """
@@ -37,6 +39,14 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (game_id, n)
     );
     """,
+    # phones unlocked with the table PIN (webapp.pin_sessions): revocable by DELETE /api/pin
+    """
+    CREATE TABLE pin_sessions (
+        token_hash TEXT PRIMARY KEY,              -- SHA-256 of the cookie's token
+        pin_tag    TEXT NOT NULL,                 -- HMAC of the PIN it was opened under
+        created_at REAL NOT NULL
+    );
+    """,
 ]
 
 
@@ -47,19 +57,39 @@ def connect(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA synchronous = FULL")
     conn.execute("PRAGMA busy_timeout = 30000")
+    conn.execute("PRAGMA temp_store = MEMORY")  # a read never needs disk space for a sort
+    return conn
+
+
+def hold_open(path: Path) -> sqlite3.Connection:
+    """A connection kept for the app's whole life. With it open, no request's connection is the
+    last one to close, so none checkpoints and deletes the WAL and its index on the way out; on a
+    full disk the next read could not create them again, and every read would fail."""
+    conn = sqlite3.connect(str(path), timeout=30, isolation_level=None, check_same_thread=False)
+    conn.execute("SELECT version FROM schema_version").fetchall()  # opens the WAL and its index
     return conn
 
 
 @contextmanager
 def write_transaction(conn: sqlite3.Connection):
-    """BEGIN IMMEDIATE … COMMIT: takes the write lock up front, so read-check-write is atomic."""
-    conn.execute("BEGIN IMMEDIATE")
+    """BEGIN IMMEDIATE … COMMIT: takes the write lock up front, so read-check-write is atomic.
+
+    A full disk (at any step, COMMIT included) rolls back and raises disk.disk_full (507)."""
     try:
-        yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+    except sqlite3.Error as exc:
+        if not is_disk_full(exc):
+            raise
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise disk_full() from None
 
 
 def split_statements(script: str) -> list[str]:

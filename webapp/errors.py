@@ -18,7 +18,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from flask import Flask, jsonify, request
+from flask import Flask, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from engine.errors import HandError, clean_params, cut
@@ -111,6 +111,12 @@ def error_response(status: int, message: str, code: str = "bad_request", params:
     return response
 
 
+def _form_field_too_large() -> bool:
+    """A 413 for a body under the upload limit came from Werkzeug's per-field cap, not the upload's."""
+    length, limit = request.content_length, current_app.config.get("MAX_CONTENT_LENGTH")
+    return bool(length and limit and length <= limit and current_app.config.get("MAX_FORM_MEMORY_SIZE"))
+
+
 def _wants_json() -> bool:
     return request.path.startswith(JSON_PREFIXES)
 
@@ -137,6 +143,10 @@ def register(app: Flask) -> None:
     def _http_error(exc: HTTPException):
         status = exc.code or 500
         message, code = HTTP_MESSAGES.get(status, (exc.name.lower(), "http_error"))
+        if status == 413 and _form_field_too_large():
+            kb = current_app.config["MAX_FORM_MEMORY_SIZE"] // 1024
+            return error_response(413, f"a form field is too large; the limit is {kb} KB a field (files: 20 MB)",
+                                  "form_field_too_large", {"kb": kb})
         if not _wants_json():
             if status in HTTP_MESSAGES:
                 return error_response(status, message, code, {"status": status, "name": exc.name.lower()})

@@ -12,15 +12,17 @@ import json
 import math
 from numbers import Real
 
-from engine.errors import HandError
+from engine.errors import HandError, short_repr
 from engine.flow import FlowRules, GameState, apply_result, new_game, seat_wind
 from engine.rules import RuleTable, load_table, table_names
 from engine.settlement import dealer_tai, settle_taiwan, settle_yueqing
 
+from .jsonsafe import depth
 from .photos import PHOTO_ID
 
 MAX_NAME = 40
 MAX_SCORED_BYTES = 64 * 1024
+MAX_SCORED_DEPTH = 8   # an engine result nests 4 levels (decomposition -> sets -> set)
 MAX_TAI = 10_000
 WIND_NAMES = "ESWN"
 
@@ -31,22 +33,25 @@ def _is_int(value) -> bool:
 
 def _amount(name: str, value) -> Real:
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value < 0:
-        raise HandError(f"{name} must be a number ≥ 0, got {value!r}")
+        raise HandError(f"{name} must be a number ≥ 0, got {short_repr(value)}", code="not_non_negative", field=name,
+                        value=value)
     if value > 1e9:
-        raise HandError(f"{name} is too large (at most 1,000,000,000)")
+        raise HandError(f"{name} is too large (at most 1,000,000,000)", code="amount_too_large", field=name,
+                        max="1,000,000,000")
     return value
 
 
 def _seat(name: str, value) -> int:
     if not _is_int(value) or not 0 <= value <= 3:
-        raise HandError(f"{name} must be a seat 0-3, got {value!r}")
+        raise HandError(f"{name} must be a seat 0-3, got {short_repr(value)}", code="not_a_seat", field=name, value=value)
     return value
 
 
 def rule_table(rules) -> RuleTable:
     """A shipped rule table. Paths are refused: a phone must not make the server read files."""
     if not isinstance(rules, str) or rules not in table_names():
-        raise HandError(f"unknown rule table {rules!r}; known: {', '.join(table_names())}")
+        raise HandError(f"unknown rule table {short_repr(rules)}; known: {', '.join(table_names())}",
+                        code="unknown_rule_table", table=rules, known=", ".join(table_names()))
     return load_table(rules)
 
 
@@ -54,12 +59,12 @@ def parse_setup(data: dict) -> dict:
     """Checked game settings: players, rules, base, per_tai, first_dealer."""
     players = data.get("players")
     if not isinstance(players, list) or len(players) != 4 or not all(isinstance(p, str) for p in players):
-        raise HandError("players must be a list of four names")
+        raise HandError("players must be a list of four names", code="players_four")
     players = [p.strip() for p in players]
     if not all(players):
-        raise HandError("every player needs a name")
+        raise HandError("every player needs a name", code="player_name_empty")
     if any(len(p) > MAX_NAME for p in players):
-        raise HandError(f"player names are at most {MAX_NAME} characters")
+        raise HandError(f"player names are at most {MAX_NAME} characters", code="player_name_long", max=MAX_NAME)
     rules = data.get("rules", "tw-standard")
     rule_table(rules)
     return {"players": players, "rules": rules,
@@ -73,32 +78,40 @@ def parse_hand(data: dict) -> dict:
     kind = data.get("type")
     photo_id = data.get("photo_id")
     if photo_id is not None and (not isinstance(photo_id, str) or not PHOTO_ID.fullmatch(photo_id)):
-        raise HandError("photo_id must be the 64-character id a recognized photo got, or null")
+        raise HandError("photo_id must be the 64-character id a recognized photo got, or null", code="photo_id_bad")
     if kind == "draw":
         counting_kong = data.get("counting_kong", False)
         if not isinstance(counting_kong, bool):
-            raise HandError(f"counting_kong must be true or false, got {counting_kong!r}")
+            raise HandError(f"counting_kong must be true or false, got {short_repr(counting_kong)}", code="not_a_bool",
+                            field="counting_kong", value=counting_kong)
         return {"type": "draw", "winner": None, "discarder": None, "tai": 0,
                 "counting_kong": counting_kong, "photo_id": photo_id, "scored": None}
     if kind != "win":
-        raise HandError(f"type must be 'win' or 'draw', got {kind!r}")
+        raise HandError(f"type must be 'win' or 'draw', got {short_repr(kind)}", code="hand_type", value=kind)
     if "winner" not in data:
-        raise HandError("a win needs 'winner' (seat 0-3)")
+        raise HandError("a win needs 'winner' (seat 0-3)", code="winner_missing")
     winner = _seat("winner", data["winner"])
     discarder = data.get("discarder")
     if discarder is not None:
         _seat("discarder", discarder)
         if discarder == winner:
-            raise HandError(f"the winner (seat {winner}) cannot also be the discarder")
+            raise HandError(f"the winner (seat {winner}) cannot also be the discarder", code="winner_is_discarder_seat",
+                            seat=winner)
     tai = data.get("tai")
     if not _is_int(tai) or not 0 <= tai <= MAX_TAI:
-        raise HandError(f"tai must be a whole number 0-{MAX_TAI} (the hand's 台), got {tai!r}")
+        raise HandError(f"tai must be a whole number 0-{MAX_TAI} (the hand's 台), got {short_repr(tai)}", code="tai_range",
+                        max=MAX_TAI, value=tai)
     scored = data.get("scored")
     if scored is not None:
         if not isinstance(scored, dict):
-            raise HandError("scored must be an engine score result (an object) or null")
-        if len(json.dumps(scored, ensure_ascii=False)) > MAX_SCORED_BYTES:
-            raise HandError("scored is too large")
+            raise HandError("scored must be an engine score result (an object) or null", code="scored_not_object")
+        # checked before any transaction, in the units storage and every read pay: nesting depth
+        # (a deep value can be stored but not written back out) and UTF-8 bytes
+        if depth(scored) > MAX_SCORED_DEPTH:
+            raise HandError(f"scored is nested too deeply; at most {MAX_SCORED_DEPTH} levels",
+                            code="scored_too_deep", limit=MAX_SCORED_DEPTH)
+        if len(json.dumps(scored, ensure_ascii=False).encode("utf-8")) > MAX_SCORED_BYTES:
+            raise HandError("scored is too large", code="scored_too_large")
     return {"type": "win", "winner": winner, "discarder": discarder, "tai": tai,
             "counting_kong": False, "photo_id": photo_id, "scored": scored}
 
@@ -170,7 +183,7 @@ def compute(setup: dict, hands: list[dict]) -> dict:
             money = settle(setup, table, before, hand)
             state = apply_result(before, _flow_result(hand, money["deltas"]), flow_rules)
         except HandError as exc:
-            raise HandError(f"hand {n}: {exc}") from None
+            raise HandError(f"hand {n}: {exc}", code="in_hand", n=n, cause=exc) from None
         out.append({"n": n, "type": hand["type"], "winner": hand["winner"], "discarder": hand["discarder"],
                     "tai": money["tai"], "hand_tai": money["hand_tai"], "dealer_tai": money["dealer_tai"],
                     "self_drawn": hand["type"] == "win" and hand["discarder"] is None,

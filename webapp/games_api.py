@@ -5,6 +5,8 @@ import re
 
 from flask import Blueprint, Response, jsonify, request
 
+from engine.errors import short_repr
+
 from . import storage
 from .errors import ApiError
 from .export import from_json, to_csv, to_json
@@ -14,11 +16,12 @@ from .services import db
 
 bp = Blueprint("games", __name__, url_prefix="/api/games")
 GAME_ID = re.compile(r"[0-9a-f]{12}")
+VERSION_TEXT = re.compile(r"[0-9]{1,12}", re.ASCII)  # ASCII digits, short enough for int()
 
 
 def checked_id(game_id: str) -> str:
     if not GAME_ID.fullmatch(game_id):
-        raise ApiError(404, f"no game {game_id!r}")
+        raise ApiError(404, f"no game {short_repr(game_id)}", code="no_game", id=game_id)
     return game_id
 
 
@@ -29,8 +32,8 @@ def _version(body: dict | None):
     raw = request.args.get("version")
     if raw is None:
         return None
-    if not raw.isdigit():
-        raise ApiError(400, f"version must be a whole number, got {raw!r}")
+    if not VERSION_TEXT.fullmatch(raw):  # not isdigit(): it takes "²", and int() then fails
+        raise ApiError(400, f"version must be a whole number, got {short_repr(raw)}", code="version_not_int", value=raw)
     return int(raw)
 
 

@@ -8,14 +8,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
+import threading
 import re
 import secrets
 from pathlib import Path
 
+from .disk import disk_full, is_disk_full
 from .errors import ApiError
 
+log = logging.getLogger("webapp")
 PHOTO_ID = re.compile(r"[0-9a-f]{64}")
+TEMP_SUFFIX = ".tmp"
 THUMB_SIDE = 320
 
 
@@ -24,38 +29,91 @@ def photo_id(data: bytes) -> str:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    """Write to a temporary name, then rename; a full disk is disk.disk_full (507)."""
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with open(tmp, "wb") as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        if is_disk_full(exc):
+            raise disk_full() from None
+        raise
     finally:
         tmp.unlink(missing_ok=True)
 
 
+def write_cache(path: Path, data: bytes) -> None:
+    """Like write_atomic for what can be made again (thumbnails, readings): on a full disk the
+    answer is still given, only not kept."""
+    try:
+        write_atomic(path, data)
+    except ApiError as exc:
+        if exc.code != "disk_full":
+            raise
+        log.warning("disk full: %s not cached", path.name)
+
+
+def remove_orphans(folder: Path) -> int:
+    """Delete the temporary files a killed process left behind (run at start); returns how many."""
+    removed = 0
+    for tmp in Path(folder).glob(f"**/.*{TEMP_SUFFIX}"):
+        tmp.unlink(missing_ok=True)
+        removed += 1
+    return removed
+
+
 class PhotoStore:
-    def __init__(self, folder: Path):
+    """The photo folder, with a quota on what it holds (MAHJONG_PHOTO_QUOTA_MB; None = no cap)."""
+
+    def __init__(self, folder: Path, quota_bytes: int | None = None):
         self.folder = Path(folder)
+        self.quota_bytes = quota_bytes
+        self._lock = threading.Lock()
+        self._used: int | None = None  # bytes in the folder, counted once, then kept up to date
+
+    def used_bytes(self) -> int:
+        with self._lock:
+            if self._used is None:
+                self._used = sum(p.stat().st_size for p in self.folder.glob("**/*") if p.is_file()) \
+                    if self.folder.is_dir() else 0
+            return self._used
+
+    def _reserve(self, size: int) -> None:
+        """Count `size` more bytes, or refuse (507) when they would pass the quota."""
+        used = self.used_bytes()
+        with self._lock:
+            if self.quota_bytes is not None and used + size > self.quota_bytes:
+                mb = self.quota_bytes / 2**20
+                raise ApiError(507, f"the photo folder is full (its quota is {mb:.0f} MB); delete old photos "
+                               "from the data folder's photos/ or raise MAHJONG_PHOTO_QUOTA_MB",
+                               code="photo_quota_full", quota_mb=round(mb))
+            self._used = used + size
 
     def _path(self, pid: str, suffix: str, sub: str = "") -> Path:
         if not isinstance(pid, str) or not PHOTO_ID.fullmatch(pid):
-            raise ApiError(404, "no such photo")
+            raise ApiError(404, "no such photo", code="no_photo")
         return (self.folder / sub if sub else self.folder) / f"{pid}{suffix}"
 
     def save(self, data: bytes) -> str:
         pid = photo_id(data)
         path = self._path(pid, ".jpg")
         if not path.exists():  # same bytes, same name: nothing to write twice
-            write_atomic(path, data)
+            self._reserve(len(data))
+            try:
+                write_atomic(path, data)
+            except BaseException:
+                self._reserve(-len(data))
+                raise
         return pid
 
     def original(self, pid: str) -> bytes:
         path = self._path(pid, ".jpg")
         if not path.is_file():
-            raise ApiError(404, "no such photo")
+            raise ApiError(404, "no such photo", code="no_photo")
         return path.read_bytes()
 
     def exists(self, pid: str) -> bool:
@@ -63,7 +121,7 @@ class PhotoStore:
 
     def save_reading(self, pid: str, reading: dict) -> None:
         """The latest recognition of a photo (tiles + layout), for its annotated picture."""
-        write_atomic(self._path(pid, ".json"), json.dumps(reading, ensure_ascii=False).encode())
+        write_cache(self._path(pid, ".json"), json.dumps(reading, ensure_ascii=False).encode())
 
     def reading(self, pid: str) -> dict | None:
         path = self._path(pid, ".json")
@@ -76,5 +134,5 @@ class PhotoStore:
             return path.read_bytes()
         from .imaging import jpeg_bytes, load
         data = jpeg_bytes(load(self.original(pid), max_side=THUMB_SIDE), quality=80)
-        write_atomic(path, data)
+        write_cache(path, data)
         return data

@@ -2,27 +2,37 @@
 
 CSRF: a mutating /api request must carry `X-Requested-With: fetch`. A page on another site
 cannot add that header without a CORS preflight, which this app never answers, and when the
-browser sends an Origin it must be this host. PIN: with TABLE_PIN set, a mutating request needs
-the PIN in `X-Table-Pin` or a session cookie from POST /api/pin.
+browser sends an Origin it must be this scheme and host. Every request must name a host the
+server serves (webapp.hosts: DNS rebinding). PIN: with TABLE_PIN set, a mutating request needs
+the PIN in `X-Table-Pin` or a PIN session from POST /api/pin (webapp.pin_sessions); every PIN
+offered is throttled per address (webapp.throttle).
 """
 from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import secrets
-import threading
-import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from flask import Flask, current_app, request, session
+from flask import Flask, current_app, g, request, session
+from flask.sessions import SecureCookieSessionInterface
 
+from engine.errors import short
+
+from . import pin_sessions
 from .errors import ApiError
+from .hosts import host_name
+from .services import db, services
 
 MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 PIN_ROUTE = "/api/pin"
-MAX_FAILURES = 10        # wrong PINs per client …
-FAILURE_WINDOW = 300.0   # … in this many seconds, then 429 until the window passes
+# Pages load scripts and styles from /static only (no inline script, no eval); photos may be
+# shown from blob: and data: URLs (a chosen file's preview); nothing may frame the app.
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+       "media-src 'self' blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+       "form-action 'self'; frame-ancestors 'none'")
 
 
 def secret_key(data_dir: Path) -> bytes:
@@ -40,7 +50,8 @@ def _origin_ok() -> bool:
     origin = request.headers.get("Origin")
     if origin is None:
         return True
-    return urlsplit(origin).netloc.lower() == request.host.lower()
+    sent = urlsplit(origin)  # scheme too: http://host is not the origin of https://host
+    return (sent.scheme.lower(), sent.netloc.lower()) == (request.scheme, request.host.lower())
 
 
 def _pin_token(pin: str) -> str:
@@ -48,68 +59,93 @@ def _pin_token(pin: str) -> str:
     return hmac.new(current_app.secret_key, pin.encode(), hashlib.sha256).hexdigest()
 
 
+def _guess(given) -> bool:
+    """Every PIN a client offers goes through here (header or POST /api/pin): while its address
+    must wait, nothing is checked (429); a wrong PIN makes the next wait longer."""
+    throttle = services().pin_throttle
+    client = request.remote_addr or "?"
+    wait = throttle.wait(client)
+    if wait > 0:
+        g.retry_after = math.ceil(wait)
+        raise ApiError(429, f"too many wrong PINs; try again in {math.ceil(wait)} s", code="pin_wait",
+                       seconds=math.ceil(wait))
+    pin = current_app.config["TABLE_PIN"]
+    if isinstance(given, str) and hmac.compare_digest(given.encode(), pin.encode()):
+        throttle.succeeded(client)
+        return True
+    throttle.failed(client)
+    return False
+
+
+def _session_ok(pin: str) -> bool:
+    return pin_sessions.is_open(db(), session.get("pin"), _pin_token(pin))
+
+
 def pin_ok() -> bool:
+    """The table is unlocked for this request: no PIN set, an open PIN session, or the right
+    X-Table-Pin (throttled like any other guess)."""
     pin = current_app.config.get("TABLE_PIN")
-    if not pin:
+    if not pin or _session_ok(pin):
         return True
     given = request.headers.get("X-Table-Pin")
-    if given is not None and hmac.compare_digest(given.encode(), pin.encode()):
-        return True
-    token = session.get("pin")
-    return isinstance(token, str) and hmac.compare_digest(token, _pin_token(pin))
-
-
-class FailureCounter:
-    """Wrong-PIN attempts per client address, so a 4-digit PIN cannot be tried out in a minute."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._times: dict[str, list[float]] = {}
-
-    def blocked(self, client: str) -> bool:
-        with self._lock:
-            recent = [t for t in self._times.get(client, []) if time.monotonic() - t < FAILURE_WINDOW]
-            self._times[client] = recent
-            return len(recent) >= MAX_FAILURES
-
-    def record(self, client: str) -> None:
-        with self._lock:
-            self._times.setdefault(client, []).append(time.monotonic())
+    return given is not None and _guess(given)
 
 
 def check_request() -> None:
     """before_request: refuse a mutating /api call without the CSRF header, same origin and PIN."""
+    check_host()
     if request.method not in MUTATING or not request.path.startswith("/api/"):
         return
     if request.headers.get("X-Requested-With") != "fetch":
-        raise ApiError(403, "missing header X-Requested-With: fetch")
+        raise ApiError(403, "missing header X-Requested-With: fetch", code="csrf_header")
     if not _origin_ok():
-        raise ApiError(403, "this request came from another site")
+        raise ApiError(403, "this request came from another site", code="cross_site")
     if request.path != PIN_ROUTE and not pin_ok():
-        raise ApiError(403, "this table needs its PIN")
+        raise ApiError(403, "this table needs its PIN", code="pin_required")
 
 
-def unlock(pin_given, failures: FailureCounter) -> None:
-    """POST /api/pin: a right PIN sets the session cookie; wrong ones are counted."""
+def check_host() -> None:
+    """Only the names this server serves (webapp.hosts): a rebound DNS name is refused."""
+    name = host_name(request.host)
+    if name not in current_app.config["SERVED_HOSTS"]:
+        raise ApiError(400, f"this server does not answer to the name {short(name)!r}; set MAHJONG_HOSTS "
+                       "to serve it", code="host_not_served", host=name)
+
+
+def unlock(pin_given) -> None:
+    """POST /api/pin: a right PIN opens a PIN session (its token in the cookie)."""
     pin = current_app.config.get("TABLE_PIN")
     if not pin:
         return
-    client = request.remote_addr or "?"
-    if failures.blocked(client):
-        raise ApiError(429, "too many wrong PINs; wait a few minutes")
-    if not isinstance(pin_given, str) or not hmac.compare_digest(pin_given.encode(), pin.encode()):
-        failures.record(client)
-        raise ApiError(403, "wrong PIN")
+    if not _guess(pin_given):
+        raise ApiError(403, "wrong PIN", code="pin_wrong")
     session.permanent = True
-    session["pin"] = _pin_token(pin)
+    session["pin"] = pin_sessions.open_session(db(), _pin_token(pin))
+
+
+def lock() -> None:
+    """DELETE /api/pin: the session ends on the server too, so a copy of the cookie is worthless."""
+    pin_sessions.close_session(db(), session.pop("pin", None))
+
+
+class TableSessions(SecureCookieSessionInterface):
+    """Flask's signed-cookie session, whose cookie is Secure whenever the request came over HTTPS
+    (directly, or through a proxy trusted with MAHJONG_PROXIES)."""
+
+    def get_cookie_secure(self, app) -> bool:
+        return bool(app.config.get("SESSION_COOKIE_SECURE")) or request.is_secure
 
 
 def install(app: Flask) -> None:
+    app.session_interface = TableSessions()
     app.before_request(check_request)
 
     @app.after_request
     def _headers(response):
+        if response.status_code == 429 and "retry_after" in g:
+            response.headers["Retry-After"] = str(g.retry_after)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "DENY")
         response.headers.setdefault("Referrer-Policy", "same-origin")
+        response.headers.setdefault("Content-Security-Policy", CSP)
         return response

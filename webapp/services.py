@@ -13,9 +13,10 @@ from flask import Flask, current_app, g
 from .adapt import AdaptJob
 from .camera import Camera
 from .db import connect
+from .disk import disk_full, is_disk_full
 from .photos import PhotoStore
 from .recognizer import RecognizerSource
-from .security import FailureCounter
+from .throttle import PinThrottle
 
 
 @dataclass
@@ -27,7 +28,8 @@ class Services:
     recognizer: RecognizerSource
     adapt: AdaptJob
     camera: Camera
-    pin_failures: FailureCounter
+    pin_throttle: PinThrottle
+    keeper: sqlite3.Connection | None = None  # db.hold_open: keeps the WAL in place
 
 
 def services() -> Services:
@@ -36,7 +38,12 @@ def services() -> Services:
 
 def db() -> sqlite3.Connection:
     if "db" not in g:
-        g.db = connect(services().db_path)
+        try:
+            g.db = connect(services().db_path)
+        except sqlite3.Error as exc:
+            if is_disk_full(exc):
+                raise disk_full(writing=False) from None
+            raise
     return g.db
 
 

@@ -7,15 +7,20 @@ an older version is refused (several phones record the same game).
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import sqlite3
 from datetime import datetime, timezone
 
 from .db import write_transaction
+from engine.errors import HandError, short_repr
+
+from . import jsonsafe
 from .errors import ApiError
-from .games import compute, game_view, summary_view
+from .games import MAX_SCORED_BYTES, MAX_SCORED_DEPTH, compute, game_view, summary_view
 
 HAND_COLUMNS = ("type", "winner", "discarder", "tai", "counting_kong", "photo_id", "scored", "created_at")
+log = logging.getLogger("webapp")
 STALE = "the game changed on another phone; reloaded"
 
 
@@ -28,17 +33,34 @@ def _setup(row: sqlite3.Row) -> dict:
             "per_tai": row["per_tai"], "first_dealer": row["first_dealer"]}
 
 
+def _stored_scored(text: str | None) -> dict | None:
+    """A hand's stored engine result, or None when it is one no answer could carry (too deep, too
+    large, not an object: written by an older version before these were checked). The hand's
+    inputs are still shown and counted; only the copy of its score is left out."""
+    if text is None:
+        return None
+    try:
+        if len(text.encode("utf-8")) <= MAX_SCORED_BYTES:
+            value = jsonsafe.loads(text, limit=MAX_SCORED_DEPTH)
+            if isinstance(value, dict):
+                return value
+    except ValueError:
+        pass
+    log.warning("a stored hand's scored value is unreadable; it is left out of the answer")
+    return None
+
+
 def _hand(row: sqlite3.Row) -> dict:
     return {"type": row["type"], "winner": row["winner"], "discarder": row["discarder"], "tai": row["tai"],
             "counting_kong": bool(row["counting_kong"]), "photo_id": row["photo_id"],
-            "scored": json.loads(row["scored"]) if row["scored"] is not None else None,
+            "scored": _stored_scored(row["scored"]),
             "created_at": row["created_at"]}
 
 
 def _load(conn: sqlite3.Connection, game_id: str) -> tuple[sqlite3.Row, list[dict]]:
     row = conn.execute("SELECT * FROM games WHERE id = ?", (game_id,)).fetchone()
     if row is None:
-        raise ApiError(404, f"no game {game_id!r}")
+        raise ApiError(404, f"no game {short_repr(game_id)}", code="no_game", id=game_id)
     hands = [_hand(r) for r in conn.execute("SELECT * FROM hands WHERE game_id = ? ORDER BY n", (game_id,))]
     return row, hands
 
@@ -54,7 +76,17 @@ def get_game(conn: sqlite3.Connection, game_id: str) -> dict:
 
 def list_games(conn: sqlite3.Connection) -> list[dict]:
     ids = [r["id"] for r in conn.execute("SELECT id FROM games ORDER BY created_at DESC, rowid DESC")]
-    return [summary_view(get_game(conn, i)) for i in ids]
+    return [_summary(conn, i) for i in ids]
+
+
+def _summary(conn: sqlite3.Connection, game_id: str) -> dict:
+    """One line of the list; a game that cannot be shown any more (a rule table since changed, a
+    damaged row) is listed with its error, so one bad game never hides the others."""
+    try:
+        return summary_view(get_game(conn, game_id))
+    except (HandError, ValueError) as exc:
+        log.warning("game %s cannot be shown: %s", game_id, exc)
+        return {"id": game_id, "error": str(exc), "code": getattr(exc, "code", "game_unreadable")}
 
 
 def _insert_hand(conn: sqlite3.Connection, game_id: str, n: int, hand: dict) -> None:
@@ -85,9 +117,10 @@ def _check_version(row: sqlite3.Row, version) -> None:
     if version is None:
         return
     if isinstance(version, bool) or not isinstance(version, int):
-        raise ApiError(400, f"version must be a whole number, got {version!r}")
+        raise ApiError(400, f"version must be a whole number, got {short_repr(version)}", code="version_not_int",
+                       value=version)
     if version != row["version"]:
-        raise ApiError(409, STALE)
+        raise ApiError(409, STALE, code="stale_version")
 
 
 def change_hands(conn: sqlite3.Connection, game_id: str, version, change) -> dict:
@@ -113,14 +146,15 @@ def change_hands(conn: sqlite3.Connection, game_id: str, version, change) -> dic
 def add_hand(conn: sqlite3.Connection, game_id: str, hand: dict, version) -> dict:
     def append(setup, hands):
         if compute(setup, hands)["state"]["finished"]:
-            raise ApiError(400, "the game is finished; start a new game to record more hands")
+            raise ApiError(400, "the game is finished; start a new game to record more hands", code="game_finished_add")
         return hands + [dict(hand, created_at=now())]
     return change_hands(conn, game_id, version, append)
 
 
 def _hand_index(hands: list[dict], n: int) -> int:
     if not 1 <= n <= len(hands):
-        raise ApiError(404, f"no hand {n} in this game (it has {len(hands)})")
+        raise ApiError(404, f"no hand {n} in this game (it has {len(hands)})", code="no_hand", n=n,
+                       count=len(hands))
     return n - 1
 
 

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request
 
+from engine.errors import short_repr
+
+from .adapt import INSTALL_COMMAND
 from .errors import ApiError
 from .examples import count as example_count
 from .examples import save_example
@@ -21,7 +24,8 @@ def _tileset(value) -> str:
     if value in (None, ""):
         return DEFAULT_TILESET
     if value not in tileset_names():
-        raise ApiError(400, f"unknown tile set {value!r}; known: {', '.join(tileset_names())}")
+        raise ApiError(400, f"unknown tile set {short_repr(value)}; known: {', '.join(tileset_names())}",
+                       code="unknown_tileset", value=value, known=", ".join(tileset_names()))
     return value
 
 
@@ -31,8 +35,7 @@ def recognize():
     svc.recognizer.get()  # 503 before reading the upload when there is no model
     data = uploaded_bytes("photo")
     tileset = _tileset(request.form.get("tileset"))
-    image = load(data)
-    reading = svc.recognizer.recognize(image, tileset)
+    _, reading = svc.recognizer.read(data, tileset)
     pid = svc.photos.save(data)
     svc.photos.save_reading(pid, reading)
     return jsonify({"photo_id": pid, "photo_url": f"/photos/{pid}",
@@ -78,7 +81,7 @@ def add_example():
     body = json_body()
     pid = body.get("photo_id")
     if not isinstance(pid, str) or not PHOTO_ID.fullmatch(pid) or not svc.photos.exists(pid):
-        raise ApiError(400, "photo_id must name a photo sent to /api/recognize")
+        raise ApiError(400, "photo_id must name a photo sent to /api/recognize", code="photo_id_unknown")
     image = load(svc.photos.original(pid))
     return jsonify({"count": save_example(svc.examples_dir, pid, image, body.get("tiles"),
                                           _tileset(body.get("tileset")))})
@@ -91,16 +94,19 @@ def examples():
 
 def _adapt_status() -> dict:
     job = services().adapt
-    return {"status": job.status(), "log_tail": job.log_tail()}
+    missing = job.missing()
+    return {"status": job.status(), "log_tail": job.log_tail(), "training_missing": missing,
+            "install_command": INSTALL_COMMAND if missing else None}
 
 
 @bp.post("/api/adapt")
 def start_adapt():
     svc = services()
     if not (svc.recognizer.models_dir / "classifier.pt").is_file():
-        raise ApiError(503, "no vision model installed yet (adaptation needs models/classifier.pt)")
+        raise ApiError(503, "no vision model installed yet (adaptation needs models/classifier.pt)",
+                       code="adapt_no_model")
     if example_count(svc.examples_dir) == 0:
-        raise ApiError(400, "no corrected photos yet; save some with POST /api/examples first")
+        raise ApiError(400, "no corrected photos yet; save some with POST /api/examples first", code="no_examples")
     svc.adapt.start()
     return jsonify(_adapt_status()), 202
 
@@ -119,7 +125,7 @@ def _flowers_field() -> str | None:
     if isinstance(value, list) and all(isinstance(t, str) for t in value):
         value = " ".join(value)
     if not isinstance(value, str):
-        raise ApiError(400, "flowers must be tiles such as \"1f 5f\"")
+        raise ApiError(400, "flowers must be tiles such as \"1f 5f\"", code="flowers_not_tiles")
     return value
 
 
@@ -130,10 +136,20 @@ def live():
     melds = json_form_field("melds", None)
     flowers = _flowers_field()
     rules = request.form.get("rules") or "tw-standard"
+    self_drawn = _self_drawn_field()
     check_player_input(seen, melds, flowers, rules)
     svc.recognizer.get()
-    reading = svc.recognizer.recognize(load(uploaded_bytes("frame")), _tileset(request.form.get("tileset")))
-    return jsonify(analyse(reading, seen, melds, flowers, rules))
+    _, reading = svc.recognizer.read(uploaded_bytes("frame"), _tileset(request.form.get("tileset")))
+    return jsonify(analyse(reading, seen, melds, flowers, rules, self_drawn))
+
+
+def _self_drawn_field() -> bool:
+    """`self_drawn` (true/false, default true): how a frame that already wins is scored."""
+    raw = (request.form.get("self_drawn") or "true").strip().lower()
+    if raw not in ("true", "false", "1", "0"):
+        raise ApiError(400, f"self_drawn must be true or false, got {short_repr(raw)}", code="not_a_bool",
+                       field="self_drawn", value=raw)
+    return raw in ("true", "1")
 
 
 @bp.get("/api/camera")
@@ -151,7 +167,7 @@ def camera_frame():
 def camera_stream():
     camera = services().camera
     if not camera.streams.acquire(blocking=False):
-        raise ApiError(503, "the camera is already being watched on two screens")
+        raise ApiError(503, "the camera is already being watched on two screens", code="camera_busy")
     try:
         first = camera.jpeg()
     except BaseException:

@@ -7,6 +7,8 @@ export function el(tag, attrs = {}, ...children) {
     if (v === undefined || v === null || v === false) continue;
     if (k === "class") node.className = v;
     else if (k === "text") node.textContent = v;
+    // through the CSSOM: the Content-Security-Policy (style-src 'self') refuses style attributes
+    else if (k === "style") node.style.cssText = v;
     else if (k === "dataset") Object.assign(node.dataset, v);
     else if (k.startsWith("on") && typeof v === "function") node.addEventListener(k.slice(2), v);
     else if (k in node && typeof v !== "string") node[k] = v;
