@@ -50,7 +50,8 @@ def test_recognize_output_format(recognizer):
     assert out, "no tile found on a photo full of tiles"
     h, w = image.shape[:2]
     for det in out:
-        assert set(det) == {"cls", "box", "confidence", "rotation"}
+        assert set(det) - {"suspect"} == {"cls", "box", "confidence", "rotation"}
+        assert isinstance(det.get("suspect", ""), str)  # why a kept tile is flagged (vision/screen.py)
         assert isinstance(det["cls"], int) and 0 <= det["cls"] <= 42
         x1, y1, x2, y2 = det["box"]
         assert all(isinstance(v, float) for v in det["box"])

@@ -18,6 +18,7 @@ from training.label_fixes import apply_fixes
 NUM_FACE_CLASSES = 42
 FLOWERS = tuple(range(34, 42))
 IOU_THRESHOLDS = tuple(np.round(np.arange(0.5, 0.96, 0.05), 2))
+LOW_CONFIDENCE = 0.6  # the pipeline flags tiles below this (vision.pipeline.recognize_image)
 
 
 def class_name(cls: int) -> str:
@@ -94,14 +95,36 @@ def class_ap(gts, preds, cls: int, iou_min: float) -> float | None:
     return average_precision(ctp / n_gt, ctp / np.arange(1, len(tp) + 1))
 
 
-def score(gts: list, preds: list, latencies: list | None = None, classes: bool = True) -> dict:
+def inside_any(boxes, gt_boxes, share: float = 0.5) -> np.ndarray:
+    """Which boxes lie at least share of their area inside some ground-truth box."""
+    a = np.asarray(boxes, np.float64).reshape(-1, 4)
+    b = np.asarray(gt_boxes, np.float64).reshape(-1, 4)
+    if not len(a) or not len(b):
+        return np.zeros(len(a), bool)
+    lt = np.maximum(a[:, None, :2], b[None, :, :2])
+    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.prod(np.clip(rb - lt, 0, None), 2)
+    area = np.prod(np.clip(a[:, 2:] - a[:, :2], 0, None), 1)
+    return (inter / np.maximum(area[:, None], 1e-9)).max(1) >= share
+
+
+def score(gts: list, preds: list, latencies: list | None = None, classes: bool = True,
+          low_confidence: float = LOW_CONFIDENCE) -> dict:
     """Metrics from ground truth [(cls (N,), boxes (N,4))] and predictions [[{cls, box, confidence}]].
 
     classes=False scores boxes only (folders whose labels carry no real class).
+    Extras are predicted boxes matching no label. Where labels are complete (synthetic photos)
+    every extra is a phantom and photos_exactly_right (no tile missing, none wrong, none extra)
+    is the figure a player feels; where they are not (the published photos leave discards and
+    other hands unlabelled), extras_on_labelled (an extra lying mostly inside a labelled tile:
+    a duplicate or a fragment, a phantom whatever the labels leave out) is the sure part.
+    extras_flagged: extras the pipeline flags (a `suspect` reason or confidence under
+    low_confidence), so the player is asked to check them.
     """
     n_gt = sum(len(g[0]) for g in gts)
     n_pred = sum(len(p) for p in preds)
-    found = right = photos_right = 0
+    found = right = photos_right = photos_exact = 0
+    extras = extras_on_labelled = extras_flagged = right_suspect = 0
     confusions: dict[tuple[int, int], int] = {}
     per_class_hits = np.zeros(NUM_FACE_CLASSES + 1)
     per_class_total = np.zeros(NUM_FACE_CLASSES + 1)
@@ -121,12 +144,26 @@ def score(gts: list, preds: list, latencies: list | None = None, classes: bool =
             per_class_total[c] += 1
         right += ok
         photos_right += ok == len(g_cls)
+        matched = {p for p, _ in pairs}
+        spare = [p for p in range(len(dets)) if p not in matched]
+        extras += len(spare)
+        if spare:
+            extras_on_labelled += int(inside_any([dets[p]["box"] for p in spare], g_boxes).sum())
+        extras_flagged += sum(bool(dets[p].get("suspect")) or dets[p].get("confidence", 1.0) < low_confidence
+                              for p in spare)
+        right_suspect += sum(bool(dets[p].get("suspect")) for p, g in pairs
+                             if (not classes) or dets[p]["cls"] == g_cls[g])
+        photos_exact += ok == len(g_cls) and not spare
     out = {
         "photos": len(gts), "labelled_tiles": n_gt, "predicted_tiles": n_pred,
         "tiles_found": found / max(n_gt, 1),  # boxes at IoU>=0.5, any class
         "tiles_right": right / max(n_gt, 1),
         "precision": right / max(n_pred, 1),
         "photos_all_right": photos_right / max(len(gts), 1),
+        "extras": extras, "extras_per_photo": extras / max(len(gts), 1),
+        "extras_on_labelled": extras_on_labelled, "extras_flagged": extras_flagged,
+        "right_but_suspect": right_suspect,
+        "photos_exactly_right": photos_exact / max(len(gts), 1),  # assumes complete labels
     }
     if classes:
         aps = {t: [a for c in range(NUM_FACE_CLASSES) if (a := class_ap(gts, preds, c, t)) is not None]
@@ -154,7 +191,7 @@ def progress_bar(done: int, total: int, width: int = 30, stream=sys.stderr) -> N
 
 
 AS_LABELLED_KEYS = ("tiles_found", "tiles_right", "precision", "photos_all_right", "map50", "map50_95",
-                    "flower_recall", "per_class_recall")
+                    "flower_recall", "per_class_recall", "extras", "extras_on_labelled", "photos_exactly_right")
 
 
 def evaluate(folder, recognizer, classes: bool = True, progress: bool = True, fixes: dict | None = None) -> dict:
@@ -197,6 +234,12 @@ def format_report(r: dict) -> str:
              f"tiles right (class+box)   {r['tiles_right']:.1%}",
              f"precision                 {r['precision']:.1%}   (unlabelled tiles in a photo count as wrong)",
              f"photos with all tiles right {r['photos_all_right']:.1%}"]
+    if "extras" in r:
+        lines += [f"extras (boxes matching no label) {r['extras']}, {r['extras_per_photo']:.2f} per photo; "
+                  f"{r['extras_on_labelled']} lie on a labelled tile (phantoms whatever the labels omit), "
+                  f"{r['extras_flagged']} flagged; right tiles flagged as suspect {r['right_but_suspect']}",
+                  f"photos exactly right      {r['photos_exactly_right']:.1%}   (no tile missing, wrong or extra: "
+                  f"assumes complete labels, as synthetic sets have)"]
     if "map50" in r:
         lines.append(f"mAP50 {r['map50']:.3f}   mAP50-95 {r['map50_95']:.3f}   (42 face classes)")
         if r.get("flower_recall") is not None:

@@ -61,7 +61,8 @@ def build_layout(tiles, *, low_confidence: float = 0.6) -> dict:
       melds: [{type: chi|pong|kong|ankong, tiles: "123m" or None (unreadable ankong),
                claimed_index: index into tiles of the sideways tile or None, indices: [...]}]
       flowers, flower_indices; winning_tile, winning_index (None when no tile is set apart)
-      unplaced: indices of tiles that fit no meld; flagged: indices a human should check
+      unplaced: indices of tiles that fit no meld; flagged: indices a human should check (low
+        confidence, a `suspect` reason from the recognizer, unplaced, an unreadable kong)
       rows: top to bottom, each a list of groups (left to right) of input indices
     All indices point into the input list.
     """
@@ -105,7 +106,8 @@ def build_layout(tiles, *, low_confidence: float = 0.6) -> dict:
                     layout["unplaced"].append(part.index)
 
     low = [t.index for t in recs if t.confidence < low_confidence]
-    layout["flagged"] = sorted(set(low) | set(unknown) | set(layout["unplaced"]))
+    suspect = [i for i, t in enumerate(tiles) if isinstance(t, dict) and t.get("suspect")]
+    layout["flagged"] = sorted(set(low) | set(suspect) | set(unknown) | set(layout["unplaced"]))
     return layout
 
 

@@ -1,6 +1,7 @@
 """Inference: ONNX tile detector + ONNX tile classifier, run with onnxruntime.
 
-Recognizer(models_dir).recognize(image_bgr) -> [{"cls", "box", "confidence", "rotation"}].
+Recognizer(models_dir).recognize(image_bgr) -> [{"cls", "box", "confidence", "rotation"}], and
+"suspect" (why) on a tile kept but worth the player's check (vision/screen.py).
 Sessions are created once; onnxruntime's run() is thread-safe, and nothing else here is
 mutated after construction, so one Recognizer can serve concurrent requests.
 """
@@ -13,6 +14,7 @@ import cv2
 import numpy as np
 
 from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, to_input
+from vision.screen import SCREEN_DEFAULTS, screen
 
 DETECTOR_FILE = "detector.onnx"
 CLASSIFIER_FILE = "classifier.onnx"
@@ -33,7 +35,9 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # at the part of the photo that holds them (margin: tile heights around them).
             # A big photo (long side at least grid_from detector inputs) whose first pass is sure of
             # fewer than min_sure tiles is searched in four overlapping quarters first.
-            "zoom": {"below_px": 24, "margin_tiles": 1.5, "min_gain": 1.5, "grid_from": 3.0}}
+            "zoom": {"below_px": 24, "margin_tiles": 1.5, "min_gain": 1.5, "grid_from": 3.0},
+            # phantom boxes (inside another tile, slivers at the edge, unreadable): vision/screen.py
+            "screen": SCREEN_DEFAULTS}
 ROTATION_NAMES = ("upright", "sideways", "upside_down", "sideways")  # by quarter turns clockwise
 
 
@@ -180,6 +184,9 @@ class Recognizer:
         # a detector exported with a fixed input takes only size x size squares
         self._det_rect = not all(isinstance(d, int) for d in det_in.shape[2:])
         self._retry = {**DEFAULTS["aspect_retry"], **(self.config.get("aspect_retry") or {})}
+        # "screen": null in recognizer.json turns the phantom screening off
+        screen_cfg = self.config.get("screen")
+        self._screen = None if screen_cfg is None else {**SCREEN_DEFAULTS, **screen_cfg}
 
     def detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Tile boxes (N, 4) in image pixels and their detector scores."""
@@ -319,12 +326,18 @@ class Recognizer:
                for b in boxes]
         crops = np.stack([c for c, _ in cut]) if cut else np.zeros((0, CROP_STORE, CROP_STORE, 3), np.uint8)
         p_cls, p_rot = self.classify_crops(crops)
+        keep, suspect = (screen(boxes, scores, p_cls, image.shape[:2], aspect, self._screen)
+                         if self._screen is not None else (np.ones(len(boxes), bool), [None] * len(boxes)))
         out = []
         for i, box in enumerate(boxes):
+            if not keep[i]:
+                continue
             cls = int(p_cls[i].argmax())
             out.append({"cls": cls, "box": [float(v) for v in box],
                         "confidence": float(scores[i] * p_cls[i, cls]),
                         "rotation": image_rotation(p_rot[i], cut[i][1])})
+            if suspect[i]:
+                out[-1]["suspect"] = suspect[i]  # kept, and flagged for the player to check
         # reading order: top to bottom in rough rows, then left to right
         out.sort(key=lambda d: (round((d["box"][1] + d["box"][3]) / 2 / max(1.0, d["box"][3] - d["box"][1])),
                                 d["box"][0]))

@@ -31,4 +31,6 @@ def to_tiles(detections, tileset: str = DEFAULT_TILESET) -> list[dict]:
             raise ValueError(f"recognizer result {i} has a bad box or rotation: {det!r}")
         tiles.append({"tile": class_to_tile(cls, tileset), "box": box,
                       "confidence": confidence, "rotation": rotation})
+        if det.get("suspect"):  # the recognizer kept it but doubts it is a whole tile
+            tiles[-1]["suspect"] = str(det["suspect"])
     return tiles

@@ -1,0 +1,104 @@
+"""Screening the detector's boxes for phantom tiles, after NMS and the classifier.
+
+IoU NMS keeps a box that lies mostly inside a bigger one (a tile's face or one stick column
+inside the whole tile: their IoU is small), a sliver of a tile cut by the photo's edge, and
+boxes on the table or between tiles that the classifier cannot read. Each rule below either
+drops a box, where the measurement behind its threshold found no labelled tile among those
+it drops, or keeps it with a reason in `suspect`, so the pipeline flags it for the player to
+check: a real tile is never dropped on a guess. Thresholds are `inference.screen` in
+models/recognizer.json; the figures behind them are in models/README.md.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+BACK = 42
+WHITE = 33  # 白板: a blank face, like a back, so the classifier's certainty says little about it
+SCREEN_DEFAULTS = {
+    # drop: detector score x class probability below this
+    "drop_below": 0.1,
+    # drop a box this share inside a bigger box the detector is at least as sure of;
+    # flag from flag_contained up
+    "contained": 0.6, "flag_contained": 0.4,
+    # a box within edge_px of the photo's border whose short side is under sliver times the
+    # photo's typical tile (median short side of sure boxes clear of the border): dropped;
+    # under flag_sliver times: flagged
+    "edge_px": 2.0, "sliver": 0.5, "flag_sliver": 0.7, "sure_score": 0.25,
+    # a blank face (back or 白板) the detector is less sure of than this: flagged
+    "blank_min_score": 0.5,
+}
+
+
+def _inside_share(boxes: np.ndarray) -> np.ndarray:
+    """share[i, j]: the part of box i's area that lies inside box j (0 on the diagonal)."""
+    lt = np.maximum(boxes[:, None, :2], boxes[None, :, :2])
+    rb = np.minimum(boxes[:, None, 2:], boxes[None, :, 2:])
+    inter = np.prod(np.clip(rb - lt, 0, None), 2)
+    area = np.prod(np.clip(boxes[:, 2:] - boxes[:, :2], 0, None), 1)
+    share = inter / np.maximum(area[:, None], 1e-9)
+    np.fill_diagonal(share, 0.0)
+    return share
+
+
+def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
+           settings: dict | None = None) -> tuple[np.ndarray, list[str | None]]:
+    """(keep mask, suspect reason or None per box) for xyxy boxes in an h x w photo.
+
+    scores are the detector's, p_cls the classifier's class probabilities (N, 43); aspect is
+    the width stretch that undoes a squashed photo (Recognizer.detect_with_aspect).
+
+    >>> b = np.array([[5, 5, 35, 45], [7, 7, 19, 35], [60, 5, 90, 45], [98, 10, 100, 30]], float)
+    >>> p = np.full((4, 43), 0.01); p[:, 0] = 0.9
+    >>> keep, why = screen(b, np.array([0.9, 0.5, 0.8, 0.6]), p, (100, 100))
+    >>> keep.tolist(), why
+    ([True, False, True, False], [None, None, None, None])
+    """
+    cfg = {**SCREEN_DEFAULTS, **(settings or {})}
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    scores = np.asarray(scores, np.float64).reshape(-1)
+    n = len(boxes)
+    keep, suspect = np.ones(n, bool), [None] * n
+    if not n:
+        return keep, suspect
+    p_cls = np.asarray(p_cls, np.float64).reshape(n, -1)
+    cls, p = p_cls.argmax(1), p_cls.max(1)
+
+    def flag(i: int, why: str) -> None:
+        if keep[i] and suspect[i] is None:
+            suspect[i] = why
+
+    # phantoms the classifier cannot read either
+    keep &= scores * p >= float(cfg["drop_below"])
+
+    # boxes inside another tile's box: a face, a stick column, a reflection
+    share = _inside_share(boxes)
+    area = np.prod(np.clip(boxes[:, 2:] - boxes[:, :2], 0, None), 1)
+    for i in range(n):
+        bigger = keep & (area > area[i]) & (scores >= scores[i])
+        if not bigger.any():
+            continue
+        inside = float(share[i][bigger].max())
+        if inside >= float(cfg["contained"]):
+            keep[i] = False
+        elif inside >= float(cfg["flag_contained"]):
+            flag(i, "inside another tile")
+
+    # slivers of a tile cut by the photo's edge
+    h, w = shape
+    e = float(cfg["edge_px"])
+    edge = (boxes[:, 0] <= e) | (boxes[:, 1] <= e) | (boxes[:, 2] >= w - e) | (boxes[:, 3] >= h - e)
+    short = np.minimum((boxes[:, 2] - boxes[:, 0]) * aspect, boxes[:, 3] - boxes[:, 1])
+    ref = keep & ~edge & (scores >= float(cfg["sure_score"]))
+    if edge.any() and ref.any():
+        tile = float(np.median(short[ref]))
+        for i in np.flatnonzero(edge):
+            if short[i] < float(cfg["sliver"]) * tile:
+                keep[i] = False
+            elif short[i] < float(cfg["flag_sliver"]) * tile:
+                flag(i, "cut by the photo's edge")
+
+    # blank faces on unsure boxes: a patch of table or a tile's side reads as a back or 白板
+    for i in np.flatnonzero((cls == BACK) | (cls == WHITE)):
+        if scores[i] < float(cfg["blank_min_score"]):
+            flag(i, "blank face, unsure box")
+    return keep, [s if k else None for s, k in zip(suspect, keep)]
