@@ -6,12 +6,14 @@ labels itself. A part is held out; the fine-tuned classifier is installed only i
 better there than the current one, and the current one is kept under models/previous/.
 Once the held-out photos have shown that fine-tuning helps, the classifier installed is
 fine-tuned once more on every photo: five photos are too few to leave one unused.
+Then the detector: when the recognizer misses or invents tiles on these photos (against the
+boxes the player confirmed, or the 42 of the calibration photo), it is fine-tuned the same
+way, held part, install-if-better and all (training/adapt_detector.py).
 """
 from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import time
 from pathlib import Path
 
@@ -20,10 +22,11 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from training.adapt_detector import DET_EPOCHS, adapt_detector, keep_previous
 from training.augment import photometric, rotate_cw
 from training.calibration import calibration_labels
 from training.cls_net import TileNet, export_onnx
-from training.dataset import crops_from_pairs, list_pairs
+from training.dataset import crops_from_pairs, labels_to_xyxy, list_pairs, read_labels
 from training.quantize import quantize_classifier
 from training.train_classifier import to_tensor
 from vision.crops import cut_crop, to_input
@@ -111,11 +114,7 @@ def install(net: TileNet, models_dir: Path, crops: np.ndarray) -> None:
     """Keep the current classifier under previous/, then write the new one (int8, calibrated on
     the crops it was tuned on)."""
     models_dir = Path(models_dir)
-    prev = models_dir / "previous"
-    prev.mkdir(exist_ok=True)
-    for name in (WEIGHTS_FILE, ONNX_FILE):
-        if (models_dir / name).exists():
-            shutil.copy2(models_dir / name, prev / name)
+    keep_previous(models_dir, (WEIGHTS_FILE, ONNX_FILE))
     torch.save(net.state_dict(), models_dir / WEIGHTS_FILE)
     export_onnx(net, models_dir / ONNX_FILE)
     quantize_classifier(models_dir / ONNX_FILE, crops)
@@ -150,30 +149,79 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
             "seconds": time.time() - t0, "cpu_seconds": time.process_time() - cpu0}
 
 
-def crops_from_calibration(image: np.ndarray, recognizer) -> tuple[np.ndarray, np.ndarray]:
+CALIBRATION_LOW_CONF = 0.05  # the last try at the calibration photo's 42 tiles: a detector score this low
+
+
+def calibration_boxes(image: np.ndarray, recognizer) -> np.ndarray:
+    """The 42 tile boxes of a calibration photo: the detector's own, else the screened pipeline's
+    (phantoms removed), else the screened pipeline's with the detector's threshold lowered to
+    CALIBRATION_LOW_CONF (an unfamiliar set's tiles found unsure). Raises ValueError (from
+    calibration_labels) when no try gives exactly 42: a wrong count would shift every label."""
+    import copy
+
     boxes, _ = recognizer.detect(image)
+    tries = [boxes]
+    low = copy.copy(recognizer)
+    low.config = {**recognizer.config, "det_conf": min(CALIBRATION_LOW_CONF, float(recognizer.config["det_conf"]))}
+    for rec in (recognizer, low):
+        if len(tries[-1]) == len(CALIBRATION_ORDER):
+            break
+        tries.append(np.array([d["box"] for d in rec.recognize(image)], np.float32).reshape(-1, 4))
+    best = next((b for b in tries if len(b) == len(CALIBRATION_ORDER)), tries[0])
+    calibration_labels(best)  # raises on a wrong count
+    return best
+
+
+def crops_from_calibration(image: np.ndarray, recognizer, boxes: np.ndarray | None = None
+                           ) -> tuple[np.ndarray, np.ndarray]:
+    boxes = calibration_boxes(image, recognizer) if boxes is None else boxes
     labels = calibration_labels(boxes)
     crops = np.stack([cut_crop(image, b)[0] for b in boxes])
     return crops, labels
 
 
-def adapt_folder(models_dir: Path, folder: Path, epochs: int = 30, seed: int = 0) -> dict:
+def folder_photos(folder: Path) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(BGR image, confirmed boxes xyxy) of every readable photo of a YOLO folder."""
+    photos = []
+    for img_path, lab_path in list_pairs(Path(folder)):
+        image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+        if image is not None:
+            h, w = image.shape[:2]
+            photos.append((image, labels_to_xyxy(read_labels(lab_path), w, h)[1]))
+    return photos
+
+
+def _with_detector(report: dict, models_dir: Path, photos, detector: bool, det_epochs: int,
+                   det_imgsz: int | None, seed: int) -> dict:
+    if detector:
+        report["detector"] = adapt_detector(Path(models_dir), photos, epochs=det_epochs, imgsz=det_imgsz, seed=seed)
+        report["total_seconds"] = report["seconds"] + report["detector"]["seconds"]
+    return report
+
+
+def adapt_folder(models_dir: Path, folder: Path, epochs: int = 30, seed: int = 0, detector: bool = True,
+                 det_epochs: int = DET_EPOCHS, det_imgsz: int | None = None) -> dict:
     """`adapt --folder`: fine-tune on the labelled tiles of a YOLO folder of corrected photos."""
     data = crops_from_pairs(list_pairs(Path(folder)))
     if not len(data["cls"]):
         raise SystemExit(f"no labelled tiles in {folder}")
-    return adapt_crops(Path(models_dir), data["crops"], data["cls"], data["image_index"], epochs=epochs, seed=seed)
+    report = adapt_crops(Path(models_dir), data["crops"], data["cls"], data["image_index"], epochs=epochs, seed=seed)
+    return _with_detector(report, models_dir, folder_photos(folder) if detector else [], detector,
+                          det_epochs, det_imgsz, seed)
 
 
-def adapt_calibration(models_dir: Path, photo: Path, epochs: int = 30, seed: int = 0) -> dict:
+def adapt_calibration(models_dir: Path, photo: Path, epochs: int = 30, seed: int = 0, detector: bool = True,
+                      det_epochs: int = DET_EPOCHS, det_imgsz: int | None = None) -> dict:
     """`adapt --calibration`: fine-tune on the 42 tiles of one calibration photo."""
     from vision.model import Recognizer
 
     image = cv2.imread(str(photo), cv2.IMREAD_COLOR)
     if image is None:
         raise SystemExit(f"cannot read {photo}")
-    crops, cls = crops_from_calibration(image, Recognizer(models_dir))
-    return adapt_crops(Path(models_dir), crops, cls, np.zeros(len(cls), np.int64), epochs=epochs, seed=seed)
+    boxes = calibration_boxes(image, Recognizer(models_dir))
+    crops, cls = crops_from_calibration(image, None, boxes)
+    report = adapt_crops(Path(models_dir), crops, cls, np.zeros(len(cls), np.int64), epochs=epochs, seed=seed)
+    return _with_detector(report, models_dir, [(image, boxes)], detector, det_epochs, det_imgsz, seed)
 
 
 def main(argv=None) -> int:
@@ -184,10 +232,15 @@ def main(argv=None) -> int:
     ap.add_argument("--models", default=str(Path(__file__).resolve().parent.parent / "models"))
     ap.add_argument("--epochs", type=int, default=30, help="x 20 steps of 64 crops")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--det-epochs", type=int, default=DET_EPOCHS, help="detector fine-tuning epochs")
+    ap.add_argument("--det-imgsz", type=int, default=None, help="detector training size (default: its own)")
+    ap.add_argument("--no-detector", action="store_true", help="adapt the classifier only")
     args = ap.parse_args(argv)
+    det = dict(detector=not args.no_detector, det_epochs=args.det_epochs, det_imgsz=args.det_imgsz)
     if args.folder:
-        report = adapt_folder(Path(args.models), Path(args.folder), epochs=args.epochs, seed=args.seed)
+        report = adapt_folder(Path(args.models), Path(args.folder), epochs=args.epochs, seed=args.seed, **det)
     else:
-        report = adapt_calibration(Path(args.models), Path(args.calibration), epochs=args.epochs, seed=args.seed)
+        report = adapt_calibration(Path(args.models), Path(args.calibration), epochs=args.epochs, seed=args.seed,
+                                   **det)
     print(json.dumps(report, indent=1))
     return 0

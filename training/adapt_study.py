@@ -442,7 +442,8 @@ def score_models(models_dir: Path, folder: Path) -> dict:
 
     r = evaluate(folder, Recognizer(models_dir), progress=False)
     keys = ("photos", "labelled_tiles", "tiles_found", "tiles_right", "photos_all_right", "flower_recall",
-            "precision", "confusions", "per_class_recall")
+            "precision", "confusions", "per_class_recall", "extras", "extras_per_photo", "extras_flagged",
+            "photos_exactly_right")  # the photos' labels are complete: every extra is a phantom
     return {k: r[k] for k in keys}
 
 
@@ -507,18 +508,28 @@ def unseen_classes(adapt_folder: Path, test_folder: Path, after: dict) -> dict:
     return {"classes": [class_name(c) for c in missing], "test_tiles": tiles, "read_right": round(right)}
 
 
+def detector_summary(d: dict) -> dict:
+    """What the detector's part of an adapt did: skipped, or held-part errors old -> new and its time."""
+    out = {"installed": d["installed"], "seconds": d["seconds"], "epochs": d["epochs"], "imgsz": d["imgsz"]}
+    if "skipped" in d:
+        return {**out, "skipped": d["skipped"]}
+    return {**out, "held_photos": d["held_out_photos"], "held_by_photo": d["held_out_by_photo"],
+            "old_held_errors": d["old_held"]["errors"], "new_held_errors": d["new_held"]["errors"],
+            "before_all": d["before_all"], **({"after_all": d["after_all"]} if "after_all" in d else {})}
+
+
 def card_summary(r: dict) -> dict:
     """The study's figures as the model card shows them: one row per model."""
     b = r["before"]
-    rows = [{"name": "shipped model", **{k: b[k] for k in ("tiles_right", "photos_all_right", "flower_recall")},
-             "seconds": 0}]
+    keys = ("tiles_right", "photos_all_right", "flower_recall", "tiles_found", "extras_per_photo", "photos_exactly_right")
+    rows = [{"name": "shipped model", **{k: b[k] for k in keys if k in b}, "seconds": 0}]
     for path, name in (("folder", f"after `adapt --folder` on {r['adapt_photos']} photos"),
                        ("calibration", "after `adapt --calibration` on 1 photo")):
         if "error" in r[path]:
             continue
-        after = r[path]["after"]
-        rows.append({"name": name, **{k: after[k] for k in ("tiles_right", "photos_all_right", "flower_recall")},
-                     "seconds": r[path]["adapt"]["wall_seconds"]})
+        after, a = r[path]["after"], r[path]["adapt"]
+        rows.append({"name": name, **{k: after[k] for k in keys if k in after}, "seconds": a["wall_seconds"],
+                     **({"detector": detector_summary(a["detector"])} if "detector" in a else {})})
     description = (f"KDE kmahjongglib set `{r['set']}` (GPL artwork, rendered under /tmp only, never shipped or "
                    f"trained on) on synthetic table photos: {b['photos']} test photos, {b['labelled_tiles']} tiles, "
                    f"seed {r['seed']}. The detector finds {b['tiles_found']:.1%} of these tiles, which caps every row.")
@@ -534,11 +545,12 @@ def format_table(r: dict) -> str:
     def row(name: str, s: dict, seconds: str) -> str:
         fl = "-" if s["flower_recall"] is None else f"{s['flower_recall']:.1%}"
         return (f"{name:<26}{s['tiles_right']:>12.1%}{s['photos_all_right']:>18.1%}{fl:>17}"
-                f"{s['tiles_found']:>13.1%}{s['tiles_right'] / max(s['tiles_found'], 1e-9):>13.1%}{seconds:>16}")
+                f"{s['tiles_found']:>13.1%}{s['tiles_right'] / max(s['tiles_found'], 1e-9):>13.1%}{seconds:>16}"
+                f"{s.get('extras_per_photo', 0):>9.2f}{s.get('photos_exactly_right', 0):>9.1%}")
     b = r["before"]
     lines = [f"set {r['set']} (seed {r['seed']}): {b['photos']} test photos, {b['labelled_tiles']} tiles",
              f"{'':<26}{'tiles right':>12}{'photos all right':>18}{'flowers+seasons':>17}{'tiles found':>13}"
-             f"{'right/found':>13}{'adapt wall/cpu':>16}",
+             f"{'right/found':>13}{'adapt wall/cpu':>16}{'extras':>9}{'exact':>9}",
              row("shipped model", b, "-")]
     for path, name in (("folder", f"adapt --folder ({r['adapt_photos']} photos)"),
                        ("calibration", "adapt --calibration")):
@@ -548,6 +560,8 @@ def format_table(r: dict) -> str:
         a = r[path]["adapt"]
         lines.append(row(name, r[path]["after"], f"{a['wall_seconds']:.0f}/{a['cpu_seconds']:.0f} s")
                      + ("" if a["installed"] else "  (not installed: held-out check)"))
+        if "detector" in a:
+            lines.append(f"{'':<26}detector: {detector_summary(a['detector'])}")
     unseen = r["folder"].get("unseen_classes")
     if unseen and unseen["classes"]:
         lines.append(f"the adapt photos lack {', '.join(unseen['classes'])}: {unseen['test_tiles']} test tiles, "

@@ -1,0 +1,172 @@
+"""Phantom screening (vision/screen.py), the evaluate figures on extras, and the detector's adapt."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from training.evaluate import score
+from vision.layout import build_layout
+from vision.pipeline import to_tiles
+from vision.screen import BACK, screen
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "models"
+FIXTURES = ROOT / "tests" / "fixtures" / "vision"
+
+
+def probs(n: int, cls: int = 0, p: float = 0.9) -> np.ndarray:
+    out = np.full((n, 43), (1 - p) / 42)
+    out[:, cls] = p
+    return out
+
+
+# a row of three tiles 30 x 40 clear of the border, a 100 x 200 photo
+ROW = np.array([[10, 20, 40, 60], [45, 20, 75, 60], [80, 20, 110, 60]], float)
+
+
+def test_screen_keeps_a_plain_row():
+    keep, why = screen(ROW, np.full(3, 0.8), probs(3), (100, 200))
+    assert keep.all() and why == [None, None, None]
+
+
+def test_screen_drops_a_box_mostly_inside_a_surer_tile_and_flags_a_half_inside_one():
+    inner = [12, 22, 24, 50]                  # wholly inside the first tile: a face, a stick column
+    half = [65, 20, 85, 60]                   # half its area inside the second tile
+    keep, why = screen(np.vstack([ROW, inner, half]), np.array([0.8, 0.8, 0.8, 0.5, 0.4]), probs(5), (100, 200))
+    assert keep.tolist() == [True, True, True, False, True]
+    assert why[4] == "inside another tile"
+
+
+def test_screen_keeps_the_inner_box_when_it_is_the_surer_one():
+    keep, _ = screen(np.vstack([ROW, [12, 22, 24, 50]]), np.array([0.8, 0.8, 0.4, 0.9]), probs(4), (100, 200))
+    assert keep.all()
+
+
+def test_screen_drops_slivers_at_the_edge_and_flags_cut_tiles():
+    sliver = [0, 20, 8, 60]                   # 8 px of a 30 px wide tile at the left edge
+    cut = [180, 20, 200, 60]                  # 20 of 30 px at the right edge
+    whole = [170, 60, 200, 100]               # a whole tile in the corner stays
+    boxes = np.vstack([ROW, sliver, cut, whole])
+    keep, why = screen(boxes, np.full(6, 0.8), probs(6), (100, 200))
+    assert keep.tolist() == [True, True, True, False, True, True]
+    assert why[4] == "cut by the photo's edge" and why[5] is None
+
+
+def test_screen_drops_what_nobody_can_read_and_flags_unsure_blanks():
+    boxes = np.vstack([ROW, [120, 20, 150, 60], [155, 20, 185, 60]])
+    p = probs(5)
+    p[3] = probs(1, 5, 0.2)[0]                # detector 0.3 x class 0.2 = 0.06
+    p[4] = probs(1, BACK, 0.95)[0]            # a "back" on an unsure box: a patch of table, often
+    keep, why = screen(boxes, np.array([0.8, 0.8, 0.8, 0.3, 0.3]), p, (100, 200))
+    assert keep.tolist() == [True, True, True, False, True]
+    assert why[4] == "blank face, unsure box"
+
+
+def test_screen_settings_change_the_thresholds():
+    boxes = np.vstack([ROW, [120, 20, 150, 60]])
+    p = probs(4)
+    p[3] = probs(1, 5, 0.2)[0]
+    keep, _ = screen(boxes, np.array([0.8, 0.8, 0.8, 0.3]), p, (100, 200), settings={"drop_below": 0.05})
+    assert keep.all()
+
+
+def test_suspect_tiles_reach_the_layout_flagged():
+    dets = [{"cls": i, "box": [10 + 35 * i, 20, 40 + 35 * i, 60], "confidence": 0.95} for i in range(3)]
+    dets[1]["suspect"] = "cut by the photo's edge"
+    tiles = to_tiles(dets)
+    assert tiles[1]["suspect"] == "cut by the photo's edge" and "suspect" not in tiles[0]
+    assert 1 in build_layout(tiles)["flagged"] and 0 not in build_layout(tiles)["flagged"]
+
+
+def test_score_counts_extras_and_photos_exactly_right():
+    gt = [(np.array([0, 1]), ROW[:2]), (np.array([0]), ROW[:1])]
+    preds = [[{"cls": 0, "box": ROW[0].tolist(), "confidence": 0.9},
+              {"cls": 1, "box": ROW[1].tolist(), "confidence": 0.9}],
+             [{"cls": 0, "box": ROW[0].tolist(), "confidence": 0.9},
+              {"cls": 3, "box": [12, 22, 24, 50], "confidence": 0.3},          # on the labelled tile
+              {"cls": 3, "box": ROW[2].tolist(), "confidence": 0.9, "suspect": "x"}]]
+    r = score(gt, preds, classes=False)
+    assert r["photos_all_right"] == 1.0 and r["photos_exactly_right"] == 0.5
+    assert r["extras"] == 2 and r["extras_per_photo"] == 1.0
+    assert r["extras_on_labelled"] == 1 and r["extras_flagged"] == 2
+
+
+def test_recognizer_screening_can_be_turned_off(tmp_path):
+    import json
+
+    from vision.model import Recognizer
+
+    models = tmp_path / "models"
+    shutil.copytree(MODELS, models, ignore=shutil.ignore_patterns("previous", "*.pt"))
+    cfg = json.loads((models / "recognizer.json").read_text())
+    cfg["inference"]["screen"] = None
+    (models / "recognizer.json").write_text(json.dumps(cfg))
+    assert Recognizer(models)._screen is None
+    assert Recognizer(MODELS)._screen["drop_below"] > 0
+
+
+# --- the detector's adapt ---------------------------------------------------------------------------
+
+@pytest.fixture
+def det_models(tmp_path):
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in ("detector.pt", "detector.onnx", "classifier.onnx", "recognizer.json"):
+        shutil.copy2(MODELS / name, models / name)
+    return models
+
+
+def two_photos():
+    from training.adapt import folder_photos
+
+    photos = folder_photos(FIXTURES)[:2]
+    # a confirmed photo with one tile fewer: the detector now "invents" one there
+    return [(photos[0][0], photos[0][1][1:]), photos[1]]
+
+
+def test_adapt_detector_tiny_round_installs_only_when_better(det_models, tmp_path):
+    from training.adapt_detector import adapt_detector
+
+    old = (det_models / "detector.onnx").read_bytes()
+    r = adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None)
+    assert r["before_all"]["errors"] >= 1 and r["held_out_photos"] == 1 and r["held_out_by_photo"]
+    assert r["installed"] == (r["new_held"]["errors"] < r["old_held"]["errors"])
+    assert r["seconds"] > 0
+    if r["installed"]:
+        assert (det_models / "previous" / "detector.onnx").read_bytes() == old
+        assert (det_models / "detector.onnx").read_bytes() != old
+    else:
+        assert (det_models / "detector.onnx").read_bytes() == old and not (det_models / "previous").exists()
+
+
+def test_adapt_detector_skips_when_nothing_is_missed_or_invented(det_models, monkeypatch):
+    import training.adapt_detector as ad
+
+    monkeypatch.setattr(ad, "detector_errors", lambda rec, photos: {"tiles": 5, "missed": 0, "extra": 0, "errors": 0})
+    monkeypatch.setattr(ad, "fine_tune", lambda *a, **k: pytest.fail("must not train"))
+    r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96)
+    assert r["installed"] is False and "skipped" in r
+
+
+def test_adapt_detector_installs_a_better_one_and_keeps_the_old(det_models, tmp_path, monkeypatch):
+    import training.adapt_detector as ad
+
+    old = (det_models / "detector.onnx").read_bytes()
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "new.pt").write_bytes(b"new weights")
+    shutil.copy2(MODELS / "detector.onnx", fake / "detector.onnx")  # a detector that loads
+    calls = iter([{"tiles": 9, "missed": 1, "extra": 1, "errors": 2},    # all photos, before
+                  {"tiles": 5, "missed": 1, "extra": 0, "errors": 1},    # held part, old detector
+                  {"tiles": 5, "missed": 0, "extra": 0, "errors": 0},    # held part, new detector
+                  {"tiles": 9, "missed": 0, "extra": 0, "errors": 0}])   # all photos, after
+    monkeypatch.setattr(ad, "detector_errors", lambda rec, photos: next(calls))
+    monkeypatch.setattr(ad, "fine_tune", lambda *a, **k: fake / "new.pt")
+    monkeypatch.setattr("training.train_detector.export_detector", lambda pt, out, imgsz=416: fake / "detector.onnx")
+    r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None)
+    assert r["installed"] and r["installed_trained_on"] == 2 and r["after_all"]["errors"] == 0
+    assert (det_models / "previous" / "detector.onnx").read_bytes() == old
+    assert (det_models / "detector.pt").read_bytes() == b"new weights"

@@ -1,0 +1,173 @@
+"""Adapting the tile detector to the player's own set, from the boxes the player confirmed.
+
+`python -m vision adapt` calls adapt_detector after the classifier: when the current
+recognizer (detector + phantom screening, vision/screen.py) misses or invents tiles on the
+confirmed photos, the detector is fine-tuned (ultralytics, from models/detector.pt, a few
+epochs at the detector's imgsz on the CPU) on all but a held part, and both detectors are
+scored there with the full pipeline. The new one is installed (the old one kept under
+models/previous/) only when it makes fewer errors (tiles missed + tiles invented) on the
+held part; then, as for the classifier, it is fine-tuned once more on every photo.
+
+With a single photo (a calibration photo) the held part is the same photo shrunk, darker
+and blurred: a weaker check, that still catches a detector that got worse.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("YOLO_OFFLINE", "1")  # never let ultralytics reach the network
+
+import cv2
+import numpy as np
+
+from training.dataset import write_labels, xyxy_to_labels
+from training.evaluate import score
+
+WEIGHTS_FILE = "detector.pt"
+ONNX_FILE = "detector.onnx"
+DET_EPOCHS = 10
+DET_LR = 0.001
+
+
+def detector_errors(recognizer, photos) -> dict:
+    """Tiles missed and invented by the full pipeline on [(image, boxes)] (IoU 0.5, any class)."""
+    gts = [(np.zeros(len(b), np.int64), np.asarray(b, np.float32).reshape(-1, 4)) for _, b in photos]
+    preds = [recognizer.recognize(img) for img, _ in photos]
+    r = score(gts, preds, classes=False)
+    found = round(r["tiles_found"] * r["labelled_tiles"])
+    return {"tiles": r["labelled_tiles"], "missed": r["labelled_tiles"] - found, "extra": r["extras"],
+            "errors": r["labelled_tiles"] - found + r["extras"]}
+
+
+def held_copy(image: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The held part of a single photo: the photo at 80% size, darker and slightly blurred."""
+    small = cv2.resize(image, None, fx=0.8, fy=0.8, interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur((small.astype(np.float32) * 0.8).astype(np.uint8), (3, 3), 0)
+    return small, np.asarray(boxes, np.float32) * 0.8
+
+
+def split_photos(n: int, share: float, seed: int) -> np.ndarray:
+    """Boolean mask of held-out photos: at least one, never all (none when there is one photo)."""
+    if n < 2:
+        return np.zeros(n, bool)
+    rng = np.random.default_rng(seed)
+    k = min(n - 1, max(1, int(round(share * n))))
+    held = np.zeros(n, bool)
+    held[rng.choice(n, k, replace=False)] = True
+    return held
+
+
+def write_dataset(photos, folder: Path) -> Path:
+    """A one-class YOLO folder of the photos (used both to train and, by ultralytics, to validate)."""
+    folder = Path(folder)
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    (folder / "labels").mkdir(parents=True, exist_ok=True)
+    for i, (img, boxes) in enumerate(photos):
+        cv2.imwrite(str(folder / "images" / f"{i:03d}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 95])
+        h, w = img.shape[:2]
+        b = np.asarray(boxes, np.float32).reshape(-1, 4)
+        write_labels(folder / "labels" / f"{i:03d}.txt", xyxy_to_labels(np.zeros(len(b)), b, w, h))
+    yaml_path = folder / "data.yaml"
+    yaml_path.write_text(f"path: {folder.resolve()}\ntrain: images\nval: images\nnc: 1\nnames:\n  0: tile\n")
+    return yaml_path
+
+
+def fine_tune(weights: Path, photos, work: Path, epochs: int, imgsz: int, seed: int = 0,
+              threads: int = 2, lr: float = DET_LR) -> Path:
+    """Fine-tune the ultralytics weights on the photos; returns the new weights (.pt).
+
+    nbs is set to the batch: ultralytics otherwise accumulates gradients up to 64 images,
+    and a few photos would never reach one optimizer step.
+    """
+    from training.train_detector import train_detector
+
+    data = write_dataset(photos, Path(work) / "data")
+    batch = max(1, min(4, len(photos)))
+    best = train_detector(data, Path(work) / "runs", hours=None, epochs=epochs, seed=seed, threads=threads,
+                          workers=0, resume_from=Path(weights), name="adapt",
+                          overrides=dict(imgsz=imgsz, batch=batch, nbs=batch, cache=False, val=False,
+                                         lr0=lr, lrf=0.1, warmup_epochs=0, close_mosaic=max(1, epochs // 4),
+                                         patience=epochs + 1, save_period=-1))
+    last = best.parent / "last.pt"
+    return best if best.exists() else last
+
+
+def candidate_models(models_dir: Path, onnx: Path, folder: Path) -> Path:
+    """A throw-away model folder: the current one with the new detector."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    for f in Path(models_dir).iterdir():
+        if f.is_file() and f.name != ONNX_FILE and not f.name.endswith(".pt"):
+            shutil.copy2(f, folder / f.name)
+    shutil.copy2(onnx, folder / ONNX_FILE)
+    return folder
+
+
+def keep_previous(models_dir: Path, names) -> None:
+    """Copy the named model files under models_dir/previous/ before new ones replace them."""
+    prev = Path(models_dir) / "previous"
+    prev.mkdir(exist_ok=True)
+    for name in names:
+        if (Path(models_dir) / name).exists():
+            shutil.copy2(Path(models_dir) / name, prev / name)
+
+
+def install(models_dir: Path, weights: Path, onnx: Path) -> None:
+    """Keep the current detector under previous/, then put the new one in place."""
+    models_dir = Path(models_dir)
+    keep_previous(models_dir, (WEIGHTS_FILE, ONNX_FILE))
+    shutil.copy2(weights, models_dir / WEIGHTS_FILE)
+    shutil.copy2(onnx, models_dir / ONNX_FILE)
+
+
+def adapt_detector(models_dir: Path, photos, epochs: int = DET_EPOCHS, imgsz: int | None = None,
+                   holdout_share: float = 0.25, seed: int = 0, refit: bool = True, threads: int = 2,
+                   work: Path | None = None, log=print) -> dict:
+    """Fine-tune the detector on [(BGR image, confirmed boxes xyxy)] if it misses or invents tiles
+    there, and install it if it does better on the held part. Returns a report (seconds included)."""
+    import torch
+
+    from training.train_detector import export_detector
+    from vision.model import Recognizer
+
+    models_dir = Path(models_dir)
+    t0, cpu0 = time.time(), time.process_time()
+    torch.set_num_threads(threads)
+    current = Recognizer(models_dir, threads=threads)
+    imgsz = int(imgsz or current.config["det_imgsz"])
+    before = detector_errors(current, photos)
+    report = {"photos": len(photos), "before_all": before, "epochs": epochs, "imgsz": imgsz, "installed": False}
+    if not (models_dir / WEIGHTS_FILE).exists():
+        return {**report, "skipped": f"no {WEIGHTS_FILE} to fine-tune", "seconds": time.time() - t0}
+    if before["errors"] == 0:
+        return {**report, "skipped": "the detector already finds every confirmed tile and no other",
+                "seconds": time.time() - t0}
+    held = split_photos(len(photos), holdout_share, seed)
+    train = [p for p, h in zip(photos, held) if not h]
+    test = [p for p, h in zip(photos, held) if h] or [held_copy(*photos[0])]
+    own = Path(tempfile.mkdtemp(prefix="adapt-det-")) if work is None else Path(work)
+    try:
+        log(f"detector: {before['missed']} of {before['tiles']} confirmed tiles missed, {before['extra']} invented; "
+            f"fine-tuning {epochs} epochs on {len(train)} photos at {imgsz} px")
+        weights = fine_tune(models_dir / WEIGHTS_FILE, train, own / "tune", epochs, imgsz, seed, threads)
+        onnx = export_detector(weights, own / "tune" / ONNX_FILE, imgsz=int(current.config["det_imgsz"]))
+        old = detector_errors(current, test)
+        new = detector_errors(Recognizer(candidate_models(models_dir, onnx, own / "candidate"), threads=threads), test)
+        installed = new["errors"] < old["errors"]
+        report.update(held_out_photos=len(test), held_out_by_photo=bool(held.any()), old_held=old, new_held=new,
+                      installed=installed, installed_trained_on=len(train))
+        if installed and refit and held.any():
+            weights = fine_tune(models_dir / WEIGHTS_FILE, photos, own / "refit", epochs, imgsz, seed, threads)
+            onnx = export_detector(weights, own / "refit" / ONNX_FILE, imgsz=int(current.config["det_imgsz"]))
+            report["installed_trained_on"] = len(photos)
+        if installed:
+            install(models_dir, weights, onnx)
+            report["after_all"] = detector_errors(Recognizer(models_dir, threads=threads), photos)
+    finally:
+        if work is None:
+            shutil.rmtree(own, ignore_errors=True)
+    return {**report, "seconds": time.time() - t0, "cpu_seconds": time.process_time() - cpu0}
