@@ -39,5 +39,31 @@ def test_adapt_study_section():
                        "flower_recall": 0.95, "seconds": 120}]}
     card = model_card({"adapt_study": study})
     assert "## Adapting to an unfamiliar tile set" in card
-    assert "| after 5 photos | 97.0% | 80.0% | 95.0% | 120 s |" in card
+    # rows recorded before the detector was adapted have no tiles found, extras or detector
+    assert "| after 5 photos | 97.0% | n/a | 80.0% | n/a | - | 95.0% | 120 s | - |" in card
     assert "Adapting" not in model_card({})
+
+
+def test_adapt_study_section_with_the_detector():
+    row = {"name": "after 5 photos", "tiles_right": 0.97, "tiles_found": 0.99, "photos_all_right": 0.8,
+           "photos_exactly_right": 0.5, "extras_per_photo": 0.25, "flower_recall": 0.95, "seconds": 300,
+           "detector": {"installed": True, "seconds": 120, "epochs": 10, "imgsz": 416, "held_photos": 1,
+                        "held_by_photo": True, "old_held_errors": 4, "new_held_errors": 1}}
+    card = model_card({"adapt_study": {"date": "2026-12-01", "description": "An unseen set.", "rows": [row]}})
+    assert ("| after 5 photos | 97.0% | 99.0% | 80.0% | 50.0% | 0.25 | 95.0% | 300 s | installed; held part "
+            "(1 photo): 4 -> 1 errors; 10 epochs, 120 s |") in card
+
+
+def test_screen_section():
+    from vision.screen import SCREEN_DEFAULTS
+
+    rows = [{"name": n, "tiles_found": 0.99, "tiles_right": 0.98, "photos_all_right": 0.9, "extras": e,
+             "extras_on_labelled": 3, "extras_flagged": 2, "right_but_suspect": 1, "photos_exactly_right": 0.6}
+            for n, e in (("no screening", 10), ("screening as shipped", 4))]
+    st = {"date": "2026-12-01", "settings": SCREEN_DEFAULTS, "why": ["Because."],
+          "folders": [{"folder": "/x", "title": "Some photos", "photos": 5, "rows": rows}]}
+    card = model_card({"screen_study": st})
+    assert "## Phantom tiles" in card and "Some photos, 5 photos:" in card
+    assert "| screening as shipped | 99.00% | 98.00% | 90.0% | 4 | 3 | 2 | 1 | 60.0% |" in card
+    assert f"`drop_below` {SCREEN_DEFAULTS['drop_below']}" in card and "- Because." in card
+    assert "## Phantom tiles" not in model_card({})

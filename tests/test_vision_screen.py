@@ -170,3 +170,18 @@ def test_adapt_detector_installs_a_better_one_and_keeps_the_old(det_models, tmp_
     assert r["installed"] and r["installed_trained_on"] == 2 and r["after_all"]["errors"] == 0
     assert (det_models / "previous" / "detector.onnx").read_bytes() == old
     assert (det_models / "detector.pt").read_bytes() == b"new weights"
+
+
+def test_screen_study_scores_one_reading_every_way():
+    from training.screen_study import format_rows, readings, study
+    from vision.model import Recognizer, tiles_from
+
+    rec = Recognizer(MODELS)
+    reads = readings(FIXTURES, rec, {})[:1]
+    found = reads[0][1]
+    assert tiles_from(found, rec._screen) == rec.recognize(__import__("cv2").imread(
+        str(sorted((FIXTURES / "images").glob("*.jpg"))[0])))
+    rows = study(reads, rec._screen)
+    assert rows[0]["name"] == "no screening" and rows[1]["name"] == "screening as shipped"
+    assert rows[1]["extras"] <= rows[0]["extras"]
+    assert "screening as shipped" in format_rows(rows)

@@ -75,19 +75,83 @@ def _seconds(v) -> str:
     return f"{v:.0f} s" if v else "-"
 
 
+def _detector_cell(d: dict | None) -> str:
+    """What adapt did to the detector, in a table cell."""
+    if not d:
+        return "-"
+    if d.get("skipped"):
+        return f"not tuned ({d['skipped']})"
+    held = (f"held part ({d['held_photos']} photo{'s' if d['held_photos'] > 1 else ''}"
+            f"{'' if d['held_by_photo'] else ', the same photo changed'}): {d['old_held_errors']} -> "
+            f"{d['new_held_errors']} errors")
+    return f"{'installed' if d['installed'] else 'kept the old one'}; {held}; {d['epochs']} epochs, {_seconds(d['seconds'])}"
+
+
 def _adapt_section(study: dict | None) -> str:
     if not study:
         return ""
-    rows = "\n".join(f"| {r['name']} | {_pct(r['tiles_right'])} | {_pct(r['photos_all_right'])} | "
-                      f"{_pct(r.get('flower_recall'))} | {_seconds(r.get('seconds'))} |" for r in study["rows"])
+    def row(r: dict) -> str:
+        extras = f"{r['extras_per_photo']:.2f}" if "extras_per_photo" in r else "-"
+        return (f"| {r['name']} | {_pct(r['tiles_right'])} | {_pct(r.get('tiles_found'))} | "
+                f"{_pct(r['photos_all_right'])} | {_pct(r.get('photos_exactly_right'))} | {extras} | "
+                f"{_pct(r.get('flower_recall'))} | {_seconds(r.get('seconds'))} | {_detector_cell(r.get('detector'))} |")
+
+    rows = "\n".join(row(r) for r in study["rows"])
     return f"""
 ## Adapting to an unfamiliar tile set (`make bench-adapt`, {study.get('date')})
 
-{study['description']}
+{study['description']} These photos' labels are complete: every extra is a phantom, and "exactly
+right" means no tile missing, none wrong, none extra. Errors on the held part: tiles missed plus
+tiles invented, full pipeline.
 
-| model | tiles right | photos all right | flowers + seasons | adapt time |
-|---|---:|---:|---:|---:|
+| model | tiles right | tiles found | photos all right | exactly right | extras / photo | flowers + seasons | adapt time | detector |
+|---|---:|---:|---:|---:|---:|---:|---:|---|
 {rows}
+"""
+
+
+SCREEN_RULES = """- `drop_below` {drop_below}: detector score x class probability under this is dropped;
+- `contained` {contained}: a box this share inside a bigger box the detector is at least as sure of is
+  dropped, from `flag_contained` {flag_contained} it is kept and flagged (a face or one stick column
+  inside a tile: IoU NMS keeps it, since their IoU is small);
+- `sliver` {sliver}: a box within {edge_px:g} px of the border whose short side is under this share of the
+  photo's typical tile (median short side of boxes scored {sure_score} or more clear of the border) is
+  dropped, under `flag_sliver` {flag_sliver} flagged;
+- `blank_min_score` {blank_min_score}: a back or 白板 on a box the detector scores under this is flagged
+  (a patch of felt, a gap between tiles or a tile's side reads as a blank face with a sure classifier)."""
+
+
+def _screen_section(st: dict | None) -> str:
+    if not st:
+        return ""
+    parts = []
+    for f in st["folders"]:
+        rows = "\n".join(f"| {r['name']} | {r['tiles_found']:.2%} | {r['tiles_right']:.2%} | "
+                          f"{_pct(r['photos_all_right'])} | {r['extras']} | {r['extras_on_labelled']} | "
+                          f"{r['extras_flagged']} | {r['right_but_suspect']} | {_pct(r['photos_exactly_right'])} |"
+                          for r in f["rows"])
+        parts.append(f"""
+{f.get('title', f['folder'])}, {f['photos']} photos:
+
+| screening | tiles found | tiles right | photos all right | extras | on a labelled tile | extras flagged | right tiles flagged | exactly right |
+|---|---:|---:|---:|---:|---:|---:|---:|---:|
+{rows}
+""")
+    return f"""
+## Phantom tiles (`python -m training.screen_study`, {st.get('date')})
+
+After NMS, `vision/screen.py` screens the boxes (settings `inference.screen` in `recognizer.json`). A rule
+drops a box only where the measurement below found no labelled tile read right among those it drops;
+nearer the line it keeps the tile with a `suspect` reason, which the pipeline flags for the player:
+
+{SCREEN_RULES.format(**st['settings'])}
+
+Extras are boxes matching no label (IoU 0.5). The valid split's labels leave discards and other hands
+out, so there an extra may be a real tile; "on a labelled tile" (an extra lying mostly inside a labelled
+tile: a duplicate or a fragment) is the part that is a phantom whatever the labels omit, and "exactly
+right" (no tile missing, none wrong, none extra) assumes complete labels, a lower bound there. The adapt
+study's photos (below) have complete labels.
+{"".join(parts)}{"".join(f"{chr(10)}- {w}" for w in st.get("why", []))}
 """
 
 
@@ -219,7 +283,7 @@ surest pass. When the sure tiles are under 24 px tall at the detector's input (a
 a big photo), it looks again at the part of the photo holding them, and a big photo where it is sure of
 fewer than three tiles is searched in four overlapping quarters first. Each tile is cropped from the full-resolution photo and turned by its true shape; crops the
 classifier is under 90% sure of get a second look turned 180 deg, the two averaged; confidence =
-detector score x class probability.
+detector score x class probability. Then phantom boxes are screened out or flagged (see "Phantom tiles").
 
 ## Figures (valid split, full pipeline: detector + classifier, IoU >= 0.5)
 
@@ -241,7 +305,7 @@ detector score x class probability.
 Flowers and seasons: {fl or 'n/a'}.
 Worst confusions: {conf or 'none'}.
 
-{_peer_section(info.get('peer'))}{_adapt_section(info.get('adapt_study'))}{_zoom_section(info.get('zoom_bench'))}
+{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_section(info.get('adapt_study'))}{_zoom_section(info.get('zoom_bench'))}
 ## Limits
 
 - Trained on HK-style tiles with corner indices; Taiwanese sets without indices and with other flower art

@@ -317,28 +317,40 @@ class Recognizer:
             p_rot[unsure] = (p_rot[unsure] + np.roll(softmax(rot2), 2, axis=1)) / 2
         return p_cls, p_rot
 
-    def recognize(self, image_bgr: np.ndarray) -> list[dict]:
-        image = image_bgr if image_bgr.ndim == 3 else cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
-        image = image[..., :3]
+    def read(self, image: np.ndarray) -> dict:
+        """Everything recognize() decides from, before the phantom screening: boxes, detector
+        scores, the photo's stretch (aspect), class and rotation probabilities, crop turns."""
         boxes, scores, aspect = self.detect_with_aspect(image)
         # a squashed photo's boxes have the wrong shape: turn by the tile's true shape
         cut = [cut_crop(image, b, CROP_STORE, CROP_MARGIN, turned=(b[2] - b[0]) * aspect > b[3] - b[1])
                for b in boxes]
         crops = np.stack([c for c, _ in cut]) if cut else np.zeros((0, CROP_STORE, CROP_STORE, 3), np.uint8)
         p_cls, p_rot = self.classify_crops(crops)
-        keep, suspect = (screen(boxes, scores, p_cls, image.shape[:2], aspect, self._screen)
-                         if self._screen is not None else (np.ones(len(boxes), bool), [None] * len(boxes)))
-        out = []
-        for i, box in enumerate(boxes):
-            if not keep[i]:
-                continue
-            cls = int(p_cls[i].argmax())
-            out.append({"cls": cls, "box": [float(v) for v in box],
-                        "confidence": float(scores[i] * p_cls[i, cls]),
-                        "rotation": image_rotation(p_rot[i], cut[i][1])})
-            if suspect[i]:
-                out[-1]["suspect"] = suspect[i]  # kept, and flagged for the player to check
-        # reading order: top to bottom in rough rows, then left to right
-        out.sort(key=lambda d: (round((d["box"][1] + d["box"][3]) / 2 / max(1.0, d["box"][3] - d["box"][1])),
-                                d["box"][0]))
-        return out
+        return {"boxes": boxes, "scores": scores, "aspect": aspect, "p_cls": p_cls, "p_rot": p_rot,
+                "turned": [t for _, t in cut], "shape": image.shape[:2]}
+
+    def recognize(self, image_bgr: np.ndarray) -> list[dict]:
+        image = image_bgr if image_bgr.ndim == 3 else cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
+        return tiles_from(self.read(image[..., :3]), self._screen)
+
+
+def tiles_from(found: dict, screen_settings: dict | None) -> list[dict]:
+    """Recognizer.read's result -> the tiles recognize() returns, screened (vision/screen.py)
+    unless screen_settings is None."""
+    boxes, scores, p_cls, p_rot = found["boxes"], found["scores"], found["p_cls"], found["p_rot"]
+    keep, suspect = (screen(boxes, scores, p_cls, found["shape"], found["aspect"], screen_settings)
+                     if screen_settings is not None else (np.ones(len(boxes), bool), [None] * len(boxes)))
+    out = []
+    for i, box in enumerate(boxes):
+        if not keep[i]:
+            continue
+        cls = int(p_cls[i].argmax())
+        out.append({"cls": cls, "box": [float(v) for v in box],
+                    "confidence": float(scores[i] * p_cls[i, cls]),
+                    "rotation": image_rotation(p_rot[i], found["turned"][i])})
+        if suspect[i]:
+            out[-1]["suspect"] = suspect[i]  # kept, and flagged for the player to check
+    # reading order: top to bottom in rough rows, then left to right
+    out.sort(key=lambda d: (round((d["box"][1] + d["box"][3]) / 2 / max(1.0, d["box"][3] - d["box"][1])),
+                            d["box"][0]))
+    return out

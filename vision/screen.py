@@ -73,15 +73,12 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
     # boxes inside another tile's box: a face, a stick column, a reflection
     share = _inside_share(boxes)
     area = np.prod(np.clip(boxes[:, 2:] - boxes[:, :2], 0, None), 1)
-    for i in range(n):
-        bigger = keep & (area > area[i]) & (scores >= scores[i])
-        if not bigger.any():
-            continue
-        inside = float(share[i][bigger].max())
-        if inside >= float(cfg["contained"]):
-            keep[i] = False
-        elif inside >= float(cfg["flag_contained"]):
-            flag(i, "inside another tile")
+    # bigger[i, j]: box j is kept, larger than box i and scored at least as high
+    bigger = keep[None, :] & (area[None, :] > area[:, None]) & (scores[None, :] >= scores[:, None])
+    inside = np.where(bigger, share, 0.0).max(1)
+    for i in np.flatnonzero(keep & (inside >= float(cfg["flag_contained"]))):
+        flag(i, "inside another tile")
+    keep &= inside < float(cfg["contained"])
 
     # slivers of a tile cut by the photo's edge
     h, w = shape
