@@ -172,8 +172,11 @@ def ncnn_runner(folder: Path, threads: int):
     net.load_model(str(folder / "model.ncnn.bin"))
 
     def run(x: np.ndarray) -> np.ndarray:
+        # the input Mat must outlive the extraction: a temporary one is freed while the
+        # extractor still reads it, and the network then sees garbage (seen: scores near 0)
+        mat = ncnn.Mat(np.ascontiguousarray(x[0]))
         with net.create_extractor() as ex:
-            ex.input("in0", ncnn.Mat(np.ascontiguousarray(x[0])))
+            ex.input("in0", mat)
             _, out = ex.extract("out0")
             return np.array(out)[None]
     return run
