@@ -172,6 +172,15 @@ def test_a_rebound_host_is_refused(client):
         assert client.get("/api/games", headers={"Host": host}).status_code == 200, host
 
 
+def test_any_address_is_served_but_no_other_name(client):
+    """Rebinding always comes under a domain name; a bare address (a Pi's new DHCP lease, its
+    second interface) is safe to answer."""
+    for host in ("192.168.1.57:8000", "10.0.0.2", "[fe80::1]:8000"):
+        assert client.get("/api/games", headers={"Host": host}).status_code == 200, host
+    for host in ("192.168.1.57.rebind.example", "1.2.3.4.nip.io:8000", "raspberrypi.local"):
+        assert client.get("/api/games", headers={"Host": host}).status_code == 400, host
+
+
 def test_configured_and_lan_names_are_served(tmp_path):
     c = make_app(tmp_path, ALLOWED_HOSTS="mahjong.example, table.lan").test_client()
     assert c.get("/api/health", headers={"Host": "Mahjong.Example"}).status_code == 200

@@ -9,6 +9,7 @@ names configured in MAHJONG_HOSTS (e.g. a reverse proxy's public name).
 """
 from __future__ import annotations
 
+import ipaddress
 import socket
 
 LOOPBACK = ("localhost", "127.0.0.1", "::1")
@@ -40,3 +41,19 @@ def served_hosts(serve_host: str, extra: str | list | tuple = ()) -> frozenset[s
     else:
         names.add(host_name(serve_host))
     return frozenset(names)
+
+
+def is_served(name: str, served: frozenset[str]) -> bool:
+    """A Host name this server answers: a served name, or any IP address written as such.
+
+    Rebinding always arrives under the attacker's domain name, never as a bare address, so an
+    address is safe to accept; it keeps the table reachable when a Pi's DHCP lease changes or it
+    has both Wi-Fi and Ethernet.
+    """
+    if name in served:
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True

@@ -23,7 +23,7 @@ from engine.errors import short
 
 from . import pin_sessions
 from .errors import ApiError
-from .hosts import host_name
+from .hosts import host_name, is_served
 from .services import db, services
 
 MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -107,7 +107,7 @@ def check_request() -> None:
 def check_host() -> None:
     """Only the names this server serves (webapp.hosts): a rebound DNS name is refused."""
     name = host_name(request.host)
-    if name not in current_app.config["SERVED_HOSTS"]:
+    if not is_served(name, current_app.config["SERVED_HOSTS"]):
         raise ApiError(400, f"this server does not answer to the name {short(name)!r}; set MAHJONG_HOSTS "
                        "to serve it", code="host_not_served", host=name)
 
