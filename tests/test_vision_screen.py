@@ -151,6 +151,14 @@ def test_adapt_detector_skips_when_nothing_is_missed_or_invented(det_models, mon
     assert r["installed"] is False and "skipped" in r
 
 
+def test_adapt_detector_wants_a_held_photo(det_models, monkeypatch):
+    import training.adapt_detector as ad
+
+    monkeypatch.setattr(ad, "fine_tune", lambda *a, **k: pytest.fail("must not train"))
+    r = ad.adapt_detector(det_models, two_photos()[:1], epochs=1, imgsz=96)
+    assert r["installed"] is False and "held photo" in r["skipped"]
+
+
 def test_adapt_detector_installs_a_better_one_and_keeps_the_old(det_models, tmp_path, monkeypatch):
     import training.adapt_detector as ad
 
@@ -185,3 +193,37 @@ def test_screen_study_scores_one_reading_every_way():
     assert rows[0]["name"] == "no screening" and rows[1]["name"] == "screening as shipped"
     assert rows[1]["extras"] <= rows[0]["extras"]
     assert "screening as shipped" in format_rows(rows)
+
+
+class FakeRecognizer:
+    """detect() finds `raw` boxes; recognize() finds `screened`, or `low` with det_conf lowered."""
+
+    def __init__(self, raw: int, screened: int, low: int):
+        self.config = {"det_conf": 0.2}
+        self.counts = (raw, screened, low)
+
+    @staticmethod
+    def grid(n: int) -> np.ndarray:
+        return np.array([[40 * (i % 9), 60 * (i // 9), 40 * (i % 9) + 30, 60 * (i // 9) + 40] for i in range(n)],
+                        np.float32)
+
+    def detect(self, image):
+        return self.grid(self.counts[0]), np.ones(self.counts[0])
+
+    def recognize(self, image):
+        n = self.counts[2] if self.config["det_conf"] < 0.2 else self.counts[1]
+        return [{"box": b.tolist()} for b in self.grid(n)]
+
+
+@pytest.mark.parametrize("counts, found", [((42, 0, 0), 42), ((44, 42, 0), 42), ((40, 41, 42), 42)])
+def test_calibration_boxes_tries_the_screened_and_the_unsure_detections(counts, found):
+    from training.adapt import calibration_boxes
+
+    assert len(calibration_boxes(None, FakeRecognizer(*counts))) == found
+
+
+def test_calibration_boxes_refuses_a_wrong_count():
+    from training.adapt import calibration_boxes
+
+    with pytest.raises(ValueError, match="exactly 42"):
+        calibration_boxes(None, FakeRecognizer(40, 41, 43))

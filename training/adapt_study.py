@@ -18,9 +18,14 @@ import configparser
 import gzip
 import hashlib
 import json
+import os
 import shutil
 import time
 from pathlib import Path
+
+# Before torch loads its OpenMP: idle threads sleep instead of spinning. On two cores shared with
+# other work, 20 classifier fine-tuning steps took 50 s spinning and 16 s sleeping (measured twice).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import cv2
 import numpy as np
@@ -455,21 +460,61 @@ def fresh_models(shipped: Path, folder: Path) -> Path:
     return folder
 
 
-def run_study(data_root: Path, models_dir: Path, work: Path, set_name: str, seed: int, log=print) -> dict:
-    """Render, compose, score, adapt both ways, score again; returns every figure."""
-    from training import adapt
+def prepare_photos(data_root: Path, models_dir: Path, work: Path, set_name: str, seed: int, reuse: bool = False):
+    """Render the set and compose the test, adapt and calibration photos (seeded, so the same
+    every time: reuse keeps those already under work); returns (run folder, shipped models
+    snapshot, test folder, adapt folder, calibration photo)."""
     from vision.model import Recognizer
 
-    t_start = time.time()
-    tileset = render_tileset(data_root, set_name, work / "tilesets")
     run = work / f"{set_name}-seed{seed}"
     # one snapshot of the shipped models: both paths start from it even if models/ changes meanwhile
     shipped = fresh_models(models_dir, run / "models-shipped")
+    calibration = run / "calibration" / "images" / "calibration.jpg"
+    counts = {d: len(list((run / d / "labels").glob("*.txt"))) for d in ("test", "adapt", "calibration")}
+    if reuse and counts == {"test": TEST_PHOTOS, "adapt": ADAPT_PHOTOS, "calibration": 1} and calibration.exists():
+        return run, shipped, run / "test", run / "adapt", calibration
+    tileset = render_tileset(data_root, set_name, work / "tilesets")
     backgrounds = cached_backgrounds(data_root, work / f"backgrounds-seed{seed}", seed, Recognizer(shipped).detect)
     test = make_photos(tileset, run / "test", TEST_PHOTOS, (seed, 1), backgrounds)
     folder = make_photos(tileset, run / "adapt", ADAPT_PHOTOS, (seed, 2), backgrounds)
     img, cls, boxes = compose_photo(tileset, "calibration", np.random.default_rng((seed, 3)))
     calibration = write_photo(run / "calibration", "calibration", img, cls, boxes)
+    return run, shipped, test, folder, calibration
+
+
+def run_detector_study(data_root: Path, models_dir: Path, work: Path, set_name: str, seed: int,
+                       epochs: int | None = None, log=print) -> dict:
+    """The detector's part of adapt alone (the classifier as shipped), from the 5 adapt photos'
+    boxes and from the calibration photo's 42, each scored on the test photos before and after."""
+    from training.adapt import calibration_boxes, folder_photos
+    from training.adapt_detector import DET_EPOCHS, adapt_detector
+    from vision.model import Recognizer
+
+    run, shipped, test, folder, calibration = prepare_photos(data_root, models_dir, work, set_name, seed, reuse=True)
+    out = {"set": set_name, "seed": seed, "test_photos": TEST_PHOTOS, "before": score_models(shipped, test)}
+    image = cv2.imread(str(calibration), cv2.IMREAD_COLOR)
+    sources = (("folder", lambda: folder_photos(folder)),
+               ("calibration", lambda: [(image, calibration_boxes(image, Recognizer(shipped)))]))
+    for path, photos in sources:
+        models = fresh_models(shipped, run / f"models-det-{path}")
+        try:
+            report = adapt_detector(models, photos(), epochs=epochs or DET_EPOCHS, seed=seed, log=log)
+        except ValueError as exc:
+            out[path] = {"error": str(exc)}
+            continue
+        out[path] = {"adapt": report, "after": score_models(models, test)}
+        log(f"detector from --{path}: {out[path]['after']['tiles_found']:.1%} found, "
+            f"{out[path]['after']['extras']} extras ({report['seconds']:.0f} s, installed {report['installed']}; "
+            f"{detector_summary(report)})")
+    return out
+
+
+def run_study(data_root: Path, models_dir: Path, work: Path, set_name: str, seed: int, log=print) -> dict:
+    """Render, compose, score, adapt both ways, score again; returns every figure."""
+    from training import adapt
+
+    t_start = time.time()
+    run, shipped, test, folder, calibration = prepare_photos(data_root, models_dir, work, set_name, seed)
     log(f"photos ready in {time.time() - t_start:.0f} s")
     out = {"set": set_name, "seed": seed, "test_photos": TEST_PHOTOS, "adapt_photos": ADAPT_PHOTOS,
            "models": {p.name: hashlib.sha256(p.read_bytes()).hexdigest()[:12] for p in sorted(shipped.glob("*.onnx"))},
@@ -516,6 +561,21 @@ def detector_summary(d: dict) -> dict:
     return {**out, "held_photos": d["held_out_photos"], "held_by_photo": d["held_out_by_photo"],
             "old_held_errors": d["old_held"]["errors"], "new_held_errors": d["new_held"]["errors"],
             "before_all": d["before_all"], **({"after_all": d["after_all"]} if "after_all" in d else {})}
+
+
+def detector_card_summary(r: dict) -> dict:
+    """run_detector_study's figures as the model card shows them."""
+    keys = ("tiles_found", "extras_per_photo", "extras", "photos_exactly_right", "tiles_right")
+    rows = [{"name": "shipped detector", **{k: r["before"][k] for k in keys}}]
+    for path, name in (("folder", "detector adapted on the 5 adapt photos"),
+                       ("calibration", "detector adapted on the calibration photo")):
+        if "after" in r[path]:
+            rows.append({"name": name, **{k: r[path]["after"][k] for k in keys},
+                         "detector": detector_summary(r[path]["adapt"])})
+        else:
+            rows.append({"name": name, "error": r[path]["error"]})
+    return {"set": r["set"], "seed": r["seed"], "photos": r["before"]["photos"],
+            "tiles": r["before"]["labelled_tiles"], "rows": rows}
 
 
 def card_summary(r: dict) -> dict:
@@ -579,7 +639,18 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", help="write every figure to this file")
     ap.add_argument("--record", action="store_true", help="keep the result in the model card (models/README.md)")
+    ap.add_argument("--detector-only", action="store_true",
+                    help="adapt only the detector (the classifier as shipped), reusing the photos already composed")
     args = ap.parse_args(argv)
+    if args.detector_only:
+        result = run_detector_study(Path(args.data), Path(args.models), Path(args.work), args.set, args.seed)
+        if args.json:
+            Path(args.json).write_text(json.dumps(result, indent=1, ensure_ascii=False, default=float))
+        if args.record:
+            from training.model_card import record
+
+            print(f"recorded in {record(args.models, 'adapt_detector_study', detector_card_summary(result))}")
+        return 0
     result = run_study(Path(args.data), Path(args.models), Path(args.work), args.set, args.seed)
     print(format_table(result))
     if args.json:

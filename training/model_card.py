@@ -110,6 +110,34 @@ tiles invented, full pipeline.
 """
 
 
+def _adapt_detector_section(st: dict | None) -> str:
+    if not st:
+        return ""
+    rows = "\n".join(
+        f"| {r['name']} | failed: {r['error']} | | | |" if "error" in r else
+        f"| {r['name']} | {_pct(r['tiles_found'])} | {r['extras']} ({r['extras_per_photo']:.2f}) | "
+        f"{_pct(r['photos_exactly_right'])} | {_detector_cell(r.get('detector'))} |" for r in st["rows"])
+    return f"""
+## Adapting the detector (`python -m training.adapt_study --detector-only`, {st.get('date')})
+
+`adapt` fine-tunes the detector too (`training/adapt_detector.py`), after the classifier, when the
+pipeline misses or invents tiles on the corrected photos against the boxes the player confirmed:
+ultralytics from `models/detector.pt`, AdamW lr 0.001 falling to 0.0001, no warm-up, mosaic but the
+last quarter of the epochs, batch up to 4 with `nbs` = batch (ultralytics otherwise accumulates 64
+images, and four photos would never reach an optimizer step), at the detector's imgsz, on the CPU. One
+photo in four is held out; the old and the new detector are scored there with the full pipeline
+(tiles missed + tiles invented), the new one (same ONNX export as `training/train_detector.py`) is
+installed only with fewer errors, the old `detector.pt` / `detector.onnx` kept in `models/previous/`,
+and then tuned once more on every photo. Measured here with the classifier as shipped, on the adapt
+study's KDE set ({st['photos']} test photos, {st['tiles']} tiles, complete labels):
+
+| detector | tiles found | extras (per photo) | exactly right | what adapt did |
+|---|---:|---:|---:|---|
+{rows}
+{"".join(f"{chr(10)}- {w}" for w in st.get("why", []))}
+"""
+
+
 SCREEN_RULES = """- `drop_below` {drop_below}: detector score x class probability under this is dropped;
 - `contained` {contained}: a box this share inside a bigger box the detector is at least as sure of is
   dropped, from `flag_contained` {flag_contained} it is kept and flagged (a face or one stick column
@@ -305,7 +333,7 @@ detector score x class probability. Then phantom boxes are screened out or flagg
 Flowers and seasons: {fl or 'n/a'}.
 Worst confusions: {conf or 'none'}.
 
-{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_section(info.get('adapt_study'))}{_zoom_section(info.get('zoom_bench'))}
+{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_section(info.get('adapt_study'))}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
 ## Limits
 
 - Trained on HK-style tiles with corner indices; Taiwanese sets without indices and with other flower art
