@@ -65,6 +65,14 @@ def test_screen_drops_what_nobody_can_read_and_flags_unsure_blanks():
     assert why[4] == "blank face, unsure box"
 
 
+def test_screen_keeps_a_sure_box_it_cannot_read():
+    boxes = np.vstack([ROW, [120, 20, 150, 60]])
+    p = probs(4)
+    p[3] = probs(1, 5, 0.1)[0]                # a class the classifier was not adapted to: 0.7 x 0.1
+    keep, _ = screen(boxes, np.array([0.8, 0.8, 0.8, 0.7]), p, (100, 200))
+    assert keep.all()
+
+
 def test_screen_settings_change_the_thresholds():
     boxes = np.vstack([ROW, [120, 20, 150, 60]])
     p = probs(4)

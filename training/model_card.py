@@ -138,7 +138,8 @@ study's KDE set ({st['photos']} test photos, {st['tiles']} tiles, complete label
 """
 
 
-SCREEN_RULES = """- `drop_below` {drop_below}: detector score x class probability under this is dropped;
+SCREEN_RULES = """- `drop_below` {drop_below}: detector score x class probability under this is dropped, unless the
+  detector scores the box `sure_box` {sure_box} or more (then its low confidence flags it);
 - `contained` {contained}: a box this share inside a bigger box the detector is at least as sure of is
   dropped, from `flag_contained` {flag_contained} it is kept and flagged (a face or one stick column
   inside a tile: IoU NMS keeps it, since their IoU is small);
@@ -172,7 +173,7 @@ After NMS, `vision/screen.py` screens the boxes (settings `inference.screen` in 
 drops a box only where the measurement below found no labelled tile read right among those it drops;
 nearer the line it keeps the tile with a `suspect` reason, which the pipeline flags for the player:
 
-{SCREEN_RULES.format(**st['settings'])}
+{SCREEN_RULES.format(**{'sure_box': 'n/a', **st['settings']})}
 
 Extras are boxes matching no label (IoU 0.5). The valid split's labels leave discards and other hands
 out, so there an extra may be a real tile; "on a labelled tile" (an extra lying mostly inside a labelled

@@ -15,8 +15,10 @@ import numpy as np
 BACK = 42
 WHITE = 33  # 白板: a blank face, like a back, so the classifier's certainty says little about it
 SCREEN_DEFAULTS = {
-    # drop: detector score x class probability below this
-    "drop_below": 0.1,
+    # drop: detector score x class probability below this, unless the detector scores the box
+    # sure_box or more (a real tile of a class the classifier was not adapted to reads unsure:
+    # kept, its low confidence flags it)
+    "drop_below": 0.1, "sure_box": 0.5,
     # drop a box this share inside a bigger box the detector is at least as sure of;
     # flag from flag_contained up
     "contained": 0.6, "flag_contained": 0.4,
@@ -68,7 +70,7 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
             suspect[i] = why
 
     # phantoms the classifier cannot read either
-    keep &= scores * p >= float(cfg["drop_below"])
+    keep &= (scores * p >= float(cfg["drop_below"])) | (scores >= float(cfg["sure_box"]))
 
     # boxes inside another tile's box: a face, a stick column, a reflection
     share = _inside_share(boxes)
