@@ -2,10 +2,9 @@
 whatever the browser's own language (Playwright, headless Debian chromium)."""
 from __future__ import annotations
 
-import pytest
 
-# the same chromium, skip marks and in-thread server as the page tests
-from tests.test_e2e_pages import BROWSER_ARGS, CHROMIUM, pytestmark, sync_playwright, thread_server  # noqa: F401
+# the page tests' skip marks and their fixtures: the in-thread server and the chromium
+from tests.test_e2e_pages import browser, fake_server, pytestmark  # noqa: F401
 
 SCORE_15 = """async () => {
   const { post } = await import("/static/js/api.js");
@@ -14,25 +13,10 @@ SCORE_15 = """async () => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    url, shutdown = thread_server(tmp_path_factory.mktemp("errors"))
-    yield url
-    shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS)
-        yield b
-        b.close()
-
-
-def test_api_js_words_the_code_in_the_pages_language(server, browser):
+def test_api_js_words_the_code_in_the_pages_language(fake_server, browser):
     ctx = browser.new_context(locale="en-US")  # the browser says English; the page is Chinese
     page = ctx.new_page()
-    page.goto(server + "/")
+    page.goto(fake_server + "/")
     zh = page.evaluate(SCORE_15)
     assert zh == {"message": "手牌 15 張、副露 0 組；手牌應該是 16 張", "code": "concealed_count",
                   "params": {"n": 15, "melds": 0, "expected": 16, "size": 16}, "status": 400}
@@ -43,10 +27,10 @@ def test_api_js_words_the_code_in_the_pages_language(server, browser):
     ctx.close()
 
 
-def test_a_code_the_pages_do_not_know_keeps_the_servers_words(server, browser):
+def test_a_code_the_pages_do_not_know_keeps_the_servers_words(fake_server, browser):
     ctx = browser.new_context(locale="zh-TW")
     page = ctx.new_page()
-    page.goto(server + "/")
+    page.goto(fake_server + "/")
     page.route("**/api/messages/zh", lambda route: route.fulfill(status=200, content_type="application/json",
                                                                  body="{}"))
     out = page.evaluate(SCORE_15)
@@ -55,10 +39,10 @@ def test_a_code_the_pages_do_not_know_keeps_the_servers_words(server, browser):
     ctx.close()
 
 
-def test_the_bad_game_link_follows_the_pages_language(server, browser):
+def test_the_bad_game_link_follows_the_pages_language(fake_server, browser):
     ctx = browser.new_context(locale="en-US")
     page = ctx.new_page()
-    page.goto(server + "/")  # the page sets the lang cookie (zh by default)
-    r = page.goto(server + "/games/0123456789ab")
+    page.goto(fake_server + "/")  # the page sets the lang cookie (zh by default)
+    r = page.goto(fake_server + "/games/0123456789ab")
     assert r.status == 404 and page.inner_text("body").strip() == "找不到牌局 0123456789ab"
     ctx.close()
