@@ -58,16 +58,6 @@ PI4_OVER_PI5 = 3.0
 GOALS = {"photo_ms_pi5": 300, "live_fps_pi5": 2.0, "rss_worst_mib": 1024}
 
 
-def median_ms(fn, repeat: int) -> float:
-    fn()  # warm: first runs allocate
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t) * 1000)
-    return statistics.median(times)
-
-
 def side_by_side(fns: dict, inputs: list, repeat: int) -> dict:
     """Median ms per input of each fn, run in turn on each input (A B C A B C ...), so that a
     load beside the bench slows every runtime alike and their ratios stay fair."""
