@@ -14,7 +14,6 @@ import importlib
 import logging
 
 log = logging.getLogger("webapp")
-SOURCES = ("auto", "opencv", "picamera2")
 FRAME_SIZE = (1280, 960)  # 4:3 at a size the recognizer reads well, cheap to encode on a Pi
 
 
@@ -96,4 +95,4 @@ def camera_opener(source: str):
     try:
         return OPENERS[source.strip().lower()]
     except KeyError:
-        raise CameraSettingError(f"CAMERA={source!r}: choose one of {', '.join(SOURCES)}") from None
+        raise CameraSettingError(f"CAMERA={source!r}: choose one of {', '.join(OPENERS)}") from None
