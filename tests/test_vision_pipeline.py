@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from vision.classes import (BACK, CLASS_NAMES, DEFAULT_TILESET, NUM_CLASSES, ZH_NAMES, class_to_tile,
-                            tile_notation, tileset_names)
+                            number_reading, printed_flower_tile, tile_notation, tileset_names)
 from vision.draw import draw_tiles
 from vision.pipeline import recognize_image, to_tiles
 
@@ -19,7 +19,8 @@ def test_43_classes_in_dataset_order():
 
 
 def test_notation_under_each_tileset():
-    assert DEFAULT_TILESET == "taiwan" and tileset_names() == ["hk-index", "taiwan"]
+    assert DEFAULT_TILESET == "printed" and tileset_names() == ["hk-index", "printed", "taiwan"]
+    assert tile_notation("printed") == tile_notation("taiwan")  # where no number can be read
     taiwan = tile_notation("taiwan")
     assert taiwan[:9] == tuple(f"{n}m" for n in range(1, 10))
     assert taiwan[27:34] == ("E", "S", "W", "N", "C", "F", "P")
@@ -35,7 +36,7 @@ def test_bad_class_index(bad):
 
 
 def test_unknown_tileset():
-    with pytest.raises(ValueError, match="unknown tile set 'mars'; known: hk-index, taiwan"):
+    with pytest.raises(ValueError, match="unknown tile set 'mars'; known: hk-index, printed, taiwan"):
         tile_notation("mars")
 
 
@@ -46,6 +47,30 @@ def test_to_tiles_makes_json_ready_values():
                                "rotation": "sideways"}]
     with pytest.raises(ValueError, match="recognizer result 0"):
         to_tiles([{"box": [0, 0, 1, 1]}])
+
+
+def flower(cls, number=None, sure=0.9):
+    det = {"cls": cls, "box": [0, 0, 30, 40], "confidence": 0.8, "rotation": "upright"}
+    if number is not None:
+        det.update(number=number, number_confidence=sure)
+    return det
+
+
+def test_printed_numbers_decide_the_flower_tile():
+    # 菊 printing 3 is 7f and 竹 printing 4 is 8f, whatever the tile set's picture order
+    assert [t["tile"] for t in to_tiles([flower(40, 3), flower(41, 4), flower(36, 3), flower(38, 1)])] == \
+        ["7f", "8f", "3f", "5f"]
+    assert printed_flower_tile(35, 2) == "2f" and number_reading("printed") == 0.6
+
+
+def test_printed_numbers_fall_back_and_yield_to_a_chosen_set():
+    # unsure, missing or impossible readings: the taiwan numbers (菊8 竹7)
+    assert [t["tile"] for t in to_tiles([flower(40, 3, sure=0.5), flower(41), flower(40, 7)])] == ["8f", "7f", "8f"]
+    # a set the player chose overrides what is printed
+    assert [t["tile"] for t in to_tiles([flower(40, 3), flower(41, 4)], "taiwan")] == ["8f", "7f"]
+    assert number_reading("taiwan") is None
+    with pytest.raises(ValueError):
+        printed_flower_tile(12, 3)
 
 
 class Fixed:
@@ -60,7 +85,7 @@ def test_recognize_image_reads_the_hand():
     dets = [{"cls": c, "box": [10 + 42 * k, 50, 50 + 42 * k, 106], "confidence": 0.9,
              "rotation": "upright"} for k, c in enumerate([0, 1, 2, 9, 9])]
     result = recognize_image(np.zeros((200, 400, 3), np.uint8), Fixed(dets))
-    assert result["tileset"] == "taiwan"
+    assert result["tileset"] == "printed"
     assert result["layout"]["concealed"] == ["1m", "2m", "3m", "1p", "1p"]
 
 

@@ -19,6 +19,9 @@ NUM_CLASSES = 43
 BACK = "back"
 BACK_CLASS = 42
 FLOWER_TILES = frozenset(f"{n}f" for n in range(1, 9))
+SEASON_CLASSES = (34, 35, 36, 37)  # 春夏秋冬: 1f-4f by their printed number
+PLANT_CLASSES = (38, 39, 40, 41)  # 梅蘭菊竹: 5f-8f by their printed number
+FLOWER_CLASSES = SEASON_CLASSES + PLANT_CLASSES
 
 
 def _load_classes() -> tuple[dict, ...]:
@@ -70,6 +73,27 @@ def class_to_tile(cls: int, tileset: str = DEFAULT_TILESET) -> str:
     if isinstance(cls, bool) or not 0 <= index < NUM_CLASSES:
         raise ValueError(f"class index must be an int 0-{NUM_CLASSES - 1}, got {cls!r}")
     return tile_notation(tileset)[index]
+
+
+def number_reading(tileset: str = DEFAULT_TILESET) -> float | None:
+    """The confidence from which a tile set takes a flower's tile from its printed number, or
+    None for a set that maps flowers by class alone."""
+    sets = _tileset_data()["tilesets"]
+    if tileset not in sets:
+        raise ValueError(f"unknown tile set {tileset!r}; known: {', '.join(sorted(sets))}")
+    entry = sets[tileset]
+    return float(entry.get("min_confidence", 0.0)) if entry.get("read_numbers") else None
+
+
+def printed_flower_tile(cls: int, number: int) -> str:
+    """The tile a flower or season class printing `number` (1-4) is: seasons 1f-4f, plants 5f-8f.
+
+    >>> printed_flower_tile(36, 3), printed_flower_tile(40, 3), printed_flower_tile(41, 4)
+    ('3f', '7f', '8f')
+    """
+    if cls not in FLOWER_CLASSES or not 1 <= int(number) <= 4:
+        raise ValueError(f"no printed flower tile for class {cls!r} number {number!r}")
+    return f"{int(number) + (0 if cls in SEASON_CLASSES else 4)}f"
 
 
 def is_flower(tile: str) -> bool:

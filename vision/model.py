@@ -1,7 +1,8 @@
 """Inference: ONNX tile detector + ONNX tile classifier, run with onnxruntime.
 
 Recognizer(models_dir).recognize(image_bgr) -> [{"cls", "box", "confidence", "rotation"}], and
-"suspect" (why) on a tile kept but worth the player's check (vision/screen.py).
+"suspect" (why) on a tile kept but worth the player's check (vision/screen.py), and on a
+flower or season "number" (1-4, read off the tile) with "number_confidence".
 Sessions are created once; onnxruntime's run() is thread-safe, and nothing else here is
 mutated after construction, so one Recognizer can serve concurrent requests.
 """
@@ -13,6 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.classes import FLOWER_CLASSES
 from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, to_input
 from vision.screen import SCREEN_DEFAULTS, screen
 
@@ -179,6 +181,8 @@ class Recognizer:
                 raise OSError(f"missing {name} in {models_dir}")
         self.detector = make_session(models_dir / DETECTOR_FILE, threads)
         self.classifier = make_session(models_dir / CLASSIFIER_FILE, threads)
+        # classifiers since 2026-12-01 also read the number printed on flowers and seasons
+        self._has_number = len(self.classifier.get_outputs()) >= 3
         det_in = self.detector.get_inputs()[0]
         self._det_input = det_in.name
         # a detector exported with a fixed input takes only size x size squares
@@ -298,24 +302,30 @@ class Recognizer:
         boxes = np.clip(boxes, 0, [w, h, w, h]).astype(np.float32)
         return boxes, scores
 
-    def classify_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Stored-format crops (N, 96, 96, 3) -> class probs (N, 43), rotation probs (N, 4)."""
+    def classify_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Stored-format crops (N, 96, 96, 3) -> class probs (N, 43), rotation probs (N, 4) and
+        printed-number probs (N, 4: 1-4, for flowers and seasons), None from a classifier
+        without a number head."""
         if not len(crops):
-            return np.zeros((0, 43), np.float32), np.zeros((0, 4), np.float32)
+            return (np.zeros((0, 43), np.float32), np.zeros((0, 4), np.float32),
+                    np.zeros((0, 4), np.float32) if self._has_number else None)
         x = np.stack([to_input(c, out=int(self.config["cls_input"])) for c in crops])
         x = x.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
-        logits, rot = self.classifier.run(None, {"image": x})
-        p_cls, p_rot = softmax(logits), softmax(rot)
+        out = self.classifier.run(None, {"image": x})
+        p_cls, p_rot = softmax(out[0]), softmax(out[1])
+        p_num = softmax(out[2]) if self._has_number else None
         unsure = p_cls.max(1) < float(self.config.get("tta_below", 1.0)) if self.config.get("tta") \
             else np.zeros(len(p_cls), bool)
         if unsure.any():
             # a second look at the same tile turned upside down, only where the first was unsure
             # (most tiles are sure; this keeps the cost down): classes agree, rotations shift by two
             flipped = np.ascontiguousarray(x[unsure][:, :, ::-1, ::-1])
-            logits2, rot2 = self.classifier.run(None, {"image": flipped})
-            p_cls[unsure] = (p_cls[unsure] + softmax(logits2)) / 2
-            p_rot[unsure] = (p_rot[unsure] + np.roll(softmax(rot2), 2, axis=1)) / 2
-        return p_cls, p_rot
+            out2 = self.classifier.run(None, {"image": flipped})
+            p_cls[unsure] = (p_cls[unsure] + softmax(out2[0])) / 2
+            p_rot[unsure] = (p_rot[unsure] + np.roll(softmax(out2[1]), 2, axis=1)) / 2
+            if p_num is not None:
+                p_num[unsure] = (p_num[unsure] + softmax(out2[2])) / 2
+        return p_cls, p_rot, p_num
 
     def read(self, image: np.ndarray) -> dict:
         """Everything recognize() decides from, before the phantom screening: boxes, detector
@@ -325,8 +335,8 @@ class Recognizer:
         cut = [cut_crop(image, b, CROP_STORE, CROP_MARGIN, turned=(b[2] - b[0]) * aspect > b[3] - b[1])
                for b in boxes]
         crops = np.stack([c for c, _ in cut]) if cut else np.zeros((0, CROP_STORE, CROP_STORE, 3), np.uint8)
-        p_cls, p_rot = self.classify_crops(crops)
-        return {"boxes": boxes, "scores": scores, "aspect": aspect, "p_cls": p_cls, "p_rot": p_rot,
+        p_cls, p_rot, p_num = self.classify_crops(crops)
+        return {"boxes": boxes, "scores": scores, "aspect": aspect, "p_cls": p_cls, "p_rot": p_rot, "p_num": p_num,
                 "turned": [t for _, t in cut], "shape": image.shape[:2]}
 
     def recognize(self, image_bgr: np.ndarray) -> list[dict]:
@@ -350,6 +360,11 @@ def tiles_from(found: dict, screen_settings: dict | None) -> list[dict]:
                     "rotation": image_rotation(p_rot[i], found["turned"][i])})
         if suspect[i]:
             out[-1]["suspect"] = suspect[i]  # kept, and flagged for the player to check
+        p_num = found.get("p_num")
+        if p_num is not None and cls in FLOWER_CLASSES:
+            n = int(p_num[i].argmax())
+            out[-1]["number"] = n + 1  # what the tile prints, 1-4
+            out[-1]["number_confidence"] = float(p_num[i, n])
     # reading order: top to bottom in rough rows, then left to right
     out.sort(key=lambda d: (round((d["box"][1] + d["box"][3]) / 2 / max(1.0, d["box"][3] - d["box"][1])),
                             d["box"][0]))

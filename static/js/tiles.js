@@ -13,13 +13,15 @@ const ORDER = new Map(ALL.map((x, i) => [x, i]));
 
 // Tile sets differ in the number printed on two flowers (vision/tilesets.json): a taiwan set prints
 // 竹 3 and 菊 4 (7f, 8f), an hk-index set 菊 3 and 竹 4. Pictures and names follow the chosen set.
+// "printed" (the default) lets the recognizer read the number off each flower; its pictures are
+// the taiwan ones, since 7f is the third plant whichever it is.
 const TILESET_KEY = "mahjong.tileset";
-export const TILESETS = ["taiwan", "hk-index"];
+export const TILESETS = ["printed", "taiwan", "hk-index"];
 const SET_PICTURES = { "hk-index": new Set(["7f", "8f"]) }; // static/tiles/<set>/<tile>.png
 
 export function tileset() {
   const saved = localStorage.getItem(TILESET_KEY);
-  return TILESETS.includes(saved) ? saved : "taiwan";
+  return TILESETS.includes(saved) ? saved : "printed";
 }
 
 export function setTileset(name) {

@@ -25,6 +25,7 @@ export default {
   photo_take: "拍照 / 選擇照片",
   photo_drop: "也可以把照片拖到這裡",
   tileset_label: "牌組",
+  tileset_printed: "依花牌上印的數字（從照片讀）",
   tileset_taiwan: "台灣牌（竹3 菊4）",
   tileset_hk: "港式角標（菊3 竹4）",
   recognizing: "辨識中…",
