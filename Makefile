@@ -15,7 +15,7 @@ SERVE   := $(VENV)/.stamp-serve
 TRAIN   := $(VENV)/.stamp-train
 DEV     := $(VENV)/.stamp-dev
 
-.PHONY: run test bench bench-app bench-peer bench-adapt bench-zoom bench-pi train serve-deps train-deps \
+.PHONY: run test bench bench-app bench-peer bench-adapt bench-zoom bench-pi train train-fonts serve-deps train-deps \
         dev-deps venv system-deps install-service uninstall-service backup clean
 
 $(SERVE): requirements.txt requirements-nodeps.txt
@@ -73,7 +73,13 @@ bench-zoom: train-deps
 bench-pi: dev-deps train-deps
 	$(VPY) -m training.bench_pi
 
-train: train-deps
+# CJK fonts (Debian packages) that training/procedural.py draws tile faces with: training/fonts.json.
+TRAIN_FONTS = $(shell python3 -c "import json; print(' '.join(json.load(open('training/fonts.json'))['packages']))")
+train-fonts:
+	@test -f /usr/share/fonts/truetype/cwtex/cwfs.ttf && test -f /usr/share/fonts/truetype/arphic/ukai.ttc || \
+	  ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends $(TRAIN_FONTS))
+
+train: train-deps train-fonts
 	$(VPY) -m vision train
 
 # The app as a systemd service that starts at boot and restarts when it stops (Raspberry Pi).

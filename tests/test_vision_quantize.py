@@ -20,11 +20,11 @@ def classify(onnx_path: Path, inputs: np.ndarray) -> np.ndarray:
 
 def test_int8_classifier_agrees_with_float(tmp_path):
     torch = pytest.importorskip("torch")
-    from training.cls_net import TileNet, export_onnx
+    from training.cls_net import TileNet, export_onnx, load_weights
     from training.quantize import calibration_inputs, quantize_classifier
 
     net = TileNet()
-    net.load_state_dict(torch.load(MODELS / "classifier.pt", map_location="cpu"))
+    load_weights(net, MODELS / "classifier.pt")
     export_onnx(net, tmp_path / "float.onnx")
     export_onnx(net, tmp_path / "int8.onnx")
     data = crops_from_pairs(list_pairs(FIXTURES))

@@ -31,7 +31,7 @@ from torch.nn import functional as F
 from training.adapt_detector import DET_EPOCHS, adapt_detector, keep_previous
 from training.augment import photometric, rotate_cw
 from training.calibration import CALIBRATION_ORDER, calibration_labels
-from training.cls_net import TileNet, export_onnx
+from training.cls_net import TileNet, export_onnx, load_weights
 from training.dataset import crops_from_pairs, labels_to_xyxy, list_pairs, read_labels
 from training.quantize import quantize_classifier
 from training.train_classifier import to_tensor
@@ -112,7 +112,7 @@ def split_holdout(groups: np.ndarray, share: float, seed: int) -> np.ndarray:
 
 def load_net(models_dir: Path) -> TileNet:
     net = TileNet()
-    net.load_state_dict(torch.load(Path(models_dir) / WEIGHTS_FILE, map_location="cpu"))
+    load_weights(net, Path(models_dir) / WEIGHTS_FILE)
     return net.eval()
 
 
@@ -186,6 +186,17 @@ def crops_from_calibration(image: np.ndarray, recognizer, boxes: np.ndarray | No
     return crops, labels
 
 
+CALIBRATION_LAYOUTS = 8  # the calibration photo and 7 new layouts of its tiles for the detector
+
+
+def calibration_photos(image: np.ndarray, boxes: np.ndarray, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
+    """What the detector is tuned and checked on from one calibration photo: the photo and new
+    layouts of its confirmed tiles on its own table (training/recompose.py)."""
+    from training.recompose import recomposed_photos
+
+    return recomposed_photos(image, boxes, CALIBRATION_LAYOUTS, seed)
+
+
 def folder_photos(folder: Path) -> list[tuple[np.ndarray, np.ndarray]]:
     """(BGR image, confirmed boxes xyxy) of every readable photo of a YOLO folder."""
     photos = []
@@ -227,7 +238,8 @@ def adapt_calibration(models_dir: Path, photo: Path, epochs: int = 30, seed: int
     boxes = calibration_boxes(image, Recognizer(models_dir))
     crops, cls = crops_from_calibration(image, None, boxes)
     report = adapt_crops(Path(models_dir), crops, cls, np.zeros(len(cls), np.int64), epochs=epochs, seed=seed)
-    return _with_detector(report, models_dir, [(image, boxes)], detector, det_epochs, det_imgsz, seed)
+    return _with_detector(report, models_dir, calibration_photos(image, boxes, seed) if detector else [], detector,
+                          det_epochs, det_imgsz, seed)
 
 
 def main(argv=None) -> int:

@@ -40,6 +40,9 @@ KMAHJONGG = "artwork/kmahjongglib"
 # egypt draws the four flowers and the four seasons with one picture each, and alphabet
 # is letters for children: neither can be read tile by tile, so only these two are offered.
 SETS = ("traditional", "default")
+# Procedural sets of the style training leaves out (training/style_study.py), on two bodies
+# the issue names: red with light ink, and ivory.
+PROCEDURAL_SETS = ("procedural-red", "procedural-ivory")
 # KDE element id -> class index. Checked by eye on renders of both sets: WIND_1-4 are
 # north, south, east, west; DRAGON_1-3 white, green, red; SEASON_1-4 spring..winter;
 # FLOWER_1-4 plum, orchid, chrysanthemum, bamboo.
@@ -103,6 +106,18 @@ def render_tileset(artwork_root: Path, name: str, out_dir: Path, scale: int = RE
     bodies = [{"bgra": read(out_dir / f"{b}.png"), "face_xy": tuple(xy)}
               for b, xy in json.loads(meta_path.read_text()).items()]
     return {"faces": faces, "bodies": bodies}
+
+
+def load_set(data_root: Path, set_name: str, work: Path, seed: int) -> dict:
+    """A KDE set (rendered under work) or one of PROCEDURAL_SETS (drawn from the seed)."""
+    if set_name not in PROCEDURAL_SETS:
+        return render_tileset(data_root, set_name, work / "tilesets")
+    from training import procedural
+    from training.style_study import IVORY_BODY, RED_BODY
+
+    rng = np.random.default_rng((seed, 41))
+    imposed = RED_BODY if set_name == "procedural-red" else IVORY_BODY
+    return procedural.make_tileset({**procedural.random_style(rng, held_out=True), **imposed}, rng)
 
 
 def _render_to(kde_dir: Path, name: str, out_dir: Path, scale: int) -> None:
@@ -473,7 +488,7 @@ def prepare_photos(data_root: Path, models_dir: Path, work: Path, set_name: str,
     counts = {d: len(list((run / d / "labels").glob("*.txt"))) for d in ("test", "adapt", "calibration")}
     if reuse and counts == {"test": TEST_PHOTOS, "adapt": ADAPT_PHOTOS, "calibration": 1} and calibration.exists():
         return run, shipped, run / "test", run / "adapt", calibration
-    tileset = render_tileset(data_root, set_name, work / "tilesets")
+    tileset = load_set(data_root, set_name, work, seed)
     backgrounds = cached_backgrounds(data_root, work / f"backgrounds-seed{seed}", seed, Recognizer(shipped).detect)
     test = make_photos(tileset, run / "test", TEST_PHOTOS, (seed, 1), backgrounds)
     folder = make_photos(tileset, run / "adapt", ADAPT_PHOTOS, (seed, 2), backgrounds)
@@ -486,7 +501,7 @@ def run_detector_study(data_root: Path, models_dir: Path, work: Path, set_name: 
                        epochs: int | None = None, log=print) -> dict:
     """The detector's part of adapt alone (the classifier as shipped), from the 5 adapt photos'
     boxes and from the calibration photo's 42, each scored on the test photos before and after."""
-    from training.adapt import calibration_boxes, folder_photos
+    from training.adapt import calibration_boxes, calibration_photos, folder_photos
     from training.adapt_detector import DET_EPOCHS, adapt_detector
     from vision.model import Recognizer
 
@@ -494,7 +509,7 @@ def run_detector_study(data_root: Path, models_dir: Path, work: Path, set_name: 
     out = {"set": set_name, "seed": seed, "test_photos": TEST_PHOTOS, "before": score_models(shipped, test)}
     image = cv2.imread(str(calibration), cv2.IMREAD_COLOR)
     sources = (("folder", lambda: folder_photos(folder)),
-               ("calibration", lambda: [(image, calibration_boxes(image, Recognizer(shipped)))]))
+               ("calibration", lambda: calibration_photos(image, calibration_boxes(image, Recognizer(shipped)), seed)))
     for path, photos in sources:
         models = fresh_models(shipped, run / f"models-det-{path}")
         try:
@@ -635,7 +650,8 @@ def main(argv=None) -> int:
                     help="folder holding artwork/ and the photos")
     ap.add_argument("--models", default=str(ROOT / "models"), help="shipped models (only copied)")
     ap.add_argument("--work", default="/tmp/adapt-study", help="renders, photos and model copies go here")
-    ap.add_argument("--set", default="traditional", choices=SETS, help="kmahjongglib tileset to study")
+    ap.add_argument("--set", default="traditional", choices=SETS + PROCEDURAL_SETS,
+                    help="kmahjongglib tileset, or a procedural set of the held-out style, to study")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", help="write every figure to this file")
     ap.add_argument("--record", action="store_true", help="keep the result in the model card (models/README.md)")

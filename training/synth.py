@@ -200,11 +200,18 @@ def _rotate_tile(tile: np.ndarray, mask: np.ndarray, angle: float) -> tuple[np.n
 def render_crop(cls: int, faces_by_cls: dict, rng: np.random.Generator,
                 backgrounds: list[np.ndarray] | None = None, size: int = CROP_STORE,
                 max_angle: float = 0.0) -> np.ndarray:
-    """One classifier crop (size x size BGR uint8) of class cls, framed like dataset.cut_crop:
-    upright, or turned up to max_angle degrees either way (tiles scattered on a table), the
-    frame then being the turned tile's upright bounding box, as a detector's box would be."""
+    """One classifier crop (size x size BGR uint8) of class cls from the artwork faces."""
     face = None if cls == BACK_CLASS else faces_by_cls[cls][rng.integers(len(faces_by_cls[cls]))]
     tile, mask = tile_image(face, rng, height=int(rng.integers(70, 130)))
+    return frame_tile(tile, mask, rng, backgrounds, size, max_angle)
+
+
+def frame_tile(tile: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
+               backgrounds: list[np.ndarray] | None = None, size: int = CROP_STORE,
+               max_angle: float = 0.0) -> np.ndarray:
+    """An upright tile picture framed like dataset.cut_crop: a little perspective, turned up to
+    max_angle degrees either way (tiles scattered on a table), the frame then being the turned
+    tile's upright bounding box, as a detector's box would be, plus the crop margin."""
     tile, mask = _warp_tile(tile, mask, rng, tilt=0.08)
     if max_angle:
         tile, mask = _rotate_tile(tile, mask, rng.uniform(-max_angle, max_angle))

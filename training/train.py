@@ -30,12 +30,18 @@ def parse(argv):
     ap.add_argument("--det-epochs", type=int, default=40, help="detector epoch cap")
     ap.add_argument("--det-weights", help="skip detector training, export this ultralytics .pt")
     ap.add_argument("--det-init", help="fine-tune the detector from this .pt instead of from scratch")
+    ap.add_argument("--det-procedural", type=int, default=600,
+                    help="synthetic photos of procedural tile sets added to the detector's training photos")
+    ap.add_argument("--det-pseudo", metavar="MODELS",
+                    help="label the train photos' unlabelled tiles with the detector in this folder")
     ap.add_argument("--det-degrees", type=float, default=10.0,
                     help="detector augmentation: random rotation up to this many degrees")
     ap.add_argument("--cls-minutes", type=float, default=35.0, help="classifier time budget")
     ap.add_argument("--cls-init", help="fine-tune the classifier from these PyTorch weights")
     ap.add_argument("--cls-lr", type=float, default=3e-3, help="classifier peak learning rate")
     ap.add_argument("--skip-classifier", action="store_true", help="keep models/classifier.* as they are")
+    ap.add_argument("--skip-detector", action="store_true",
+                    help="keep models/detector.* (and what the card says of it) as they are")
     ap.add_argument("--evaluate-only", action="store_true",
                     help="train nothing: measure the models in --models again and rewrite their card")
     return ap.parse_args(argv)
@@ -73,22 +79,8 @@ def main(argv=None) -> int:
         return 0
 
     t0 = time.time()
-    if args.det_weights:
-        best = Path(args.det_weights)
-    else:
-        yaml = td.prepare_detector_data(data_root, artwork, work / "det_data", seed=args.seed, back_share=0.4)
-        best = td.train_detector(yaml, work / "runs", args.det_hours, args.det_epochs, seed=args.seed,
-                                 threads=args.threads, resume_from=Path(args.det_init) if args.det_init else None,
-                                 name="det_finetune" if args.det_init else "det", degrees=args.det_degrees)
-    if args.det_init and info.get("det_epochs"):  # a fine-tuning round: remember the rounds before it
-        info["det_rounds"] = info.get("det_rounds", []) + [
-            [info["det_epochs"], info["det_minutes"], info.get("det_degrees", 10.0)]]
-    elif not args.det_weights:
-        info.pop("det_rounds", None)
-    info["det_epochs"], info["det_minutes"], info["det_map50_1class"] = _detector_log(best)
-    if not args.det_weights:
-        info["det_degrees"] = args.det_degrees
-    td.export_detector(best, models / "detector.onnx")
+    if not args.skip_detector:
+        train_detector_stage(args, info, data_root, artwork, work, models)
 
     if not args.skip_classifier:
         cls_work = work / "classifier"
@@ -115,6 +107,34 @@ def main(argv=None) -> int:
                       args.threads)
     print(f"models written to {models} in {info['total_minutes']:.0f} min", flush=True)
     return 0
+
+
+def train_detector_stage(args, info: dict, data_root: Path, artwork: Path, work: Path, models: Path) -> None:
+    """Train (or take --det-weights), export models/detector.onnx and note the round in info."""
+    from training import train_detector as td
+
+    if args.det_weights:
+        best = Path(args.det_weights)
+    else:
+        pseudo = None
+        if args.det_pseudo:
+            from training.pseudo_labels import detector_boxes
+            pseudo = detector_boxes(Path(args.det_pseudo))
+        yaml = td.prepare_detector_data(data_root, artwork, work / "det_data", seed=args.seed, back_share=0.4,
+                                        pseudo=pseudo, procedural=args.det_procedural)
+        info["det_procedural"] = args.det_procedural
+        best = td.train_detector(yaml, work / "runs", args.det_hours, args.det_epochs, seed=args.seed,
+                                 threads=args.threads, resume_from=Path(args.det_init) if args.det_init else None,
+                                 name="det_finetune" if args.det_init else "det", degrees=args.det_degrees)
+    if args.det_init and info.get("det_epochs"):  # a fine-tuning round: remember the rounds before it
+        info["det_rounds"] = info.get("det_rounds", []) + [
+            [info["det_epochs"], info["det_minutes"], info.get("det_degrees", 10.0)]]
+    elif not args.det_weights:
+        info.pop("det_rounds", None)
+    info["det_epochs"], info["det_minutes"], info["det_map50_1class"] = _detector_log(best)
+    if not args.det_weights:
+        info["det_degrees"] = args.det_degrees
+    td.export_detector(best, models / "detector.onnx")
 
 
 def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int) -> None:

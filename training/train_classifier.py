@@ -11,9 +11,9 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from training import synth
+from training import procedural, synth
 from training.augment import erase_corners, photometric, rot_mask, rotate_cw
-from training.cls_net import TileNet, export_onnx
+from training.cls_net import TileNet, export_onnx, load_weights
 from training.dataset import crops_from_pairs, list_split
 from training.quantize import quantize_classifier
 from vision.classes import BACK_CLASS, NUM_CLASSES
@@ -27,6 +27,26 @@ TILTED_SHARE = 0.3  # synthetic tiles drawn askew, as tiles lie when a hand is p
 # share of their real crops
 INDEXED_CLASSES = tuple(range(0, 9)) + tuple(range(27, 33))
 CORNER_ERASE_SHARE = 0.4
+NO_NUMBER = -100  # the number head's loss skips tiles whose printed number is unknown
+# The training photos' HK sets print 梅1 蘭2 菊3 竹4 and 春1 夏2 秋3 冬4 (vision/tilesets.json, hk-index)
+REAL_NUMBERS = {34: 1, 35: 2, 36: 3, 37: 4, 38: 1, 39: 2, 40: 3, 41: 4}
+STYLES_PER_EPOCH = 24  # fresh procedural tile sets drawn for every epoch
+PROCEDURAL_VIEWS = (None, 0, 1, 2, 3)
+
+
+def real_number(cls: int) -> int:
+    """Number head target (0-3, or NO_NUMBER) of a real crop of class cls."""
+    return REAL_NUMBERS[cls] - 1 if cls in REAL_NUMBERS else NO_NUMBER
+
+
+def procedural_crop(tileset: dict, cls: int, rng: np.random.Generator, backgrounds: list | None,
+                    max_angle: float = 0.0) -> np.ndarray:
+    """A crop of one tile of a procedural set, seen from straight above or with its side showing."""
+    from training.adapt_study import tile_picture
+
+    view = PROCEDURAL_VIEWS[int(rng.integers(len(PROCEDURAL_VIEWS)))]
+    tile, mask = tile_picture(tileset, cls, view, rng, int(rng.integers(70, 130)))
+    return synth.frame_tile(tile, mask, rng, backgrounds, max_angle=max_angle)
 
 
 def crop_cache(data_root: Path, cache_dir: Path, split: str) -> dict:
@@ -57,7 +77,7 @@ class TileCrops(torch.utils.data.Dataset):
     """One epoch = every real crop (flowers repeated) + fresh synthetic tiles, all augmented."""
 
     def __init__(self, real: dict, faces: dict, backgrounds: list, seed: int, flower_repeat: int = 3,
-                 synth_per_class: dict | None = None):
+                 synth_per_class: dict | None = None, procedural_per_class: dict | None = None):
         self.real = real
         self.faces = faces
         self.backgrounds = backgrounds
@@ -67,11 +87,21 @@ class TileCrops(torch.utils.data.Dataset):
         extra = np.concatenate([idx[np.isin(real["cls"], FLOWER_CLASSES)]] * (flower_repeat - 1)) \
             if flower_repeat > 1 else np.zeros(0, np.int64)
         self.real_index = np.concatenate([idx, extra])
-        per_class = synth_per_class or default_synth_counts()
-        self.synth_cls = np.concatenate([np.full(n, c) for c, n in sorted(per_class.items())]).astype(np.int64)
+        self.synth_cls = class_list(default_synth_counts() if synth_per_class is None else synth_per_class)
+        self.proc_cls = class_list(default_procedural_counts() if procedural_per_class is None
+                                   else procedural_per_class)
+        self.tilesets: list[dict] = []
+
+    def new_epoch(self, epoch: int) -> None:
+        """Draw this epoch's procedural tile sets (never the held-out style: procedural.LEAVE_OUT)."""
+        self.epoch = epoch
+        if len(self.proc_cls):
+            rng = np.random.default_rng((self.seed, epoch, 7))
+            self.tilesets = [procedural.make_tileset(procedural.random_style(rng), rng)
+                             for _ in range(STYLES_PER_EPOCH)]
 
     def __len__(self):
-        return len(self.real_index) + len(self.synth_cls)
+        return len(self.real_index) + len(self.synth_cls) + len(self.proc_cls)
 
     def __getitem__(self, i):
         rng = np.random.default_rng((self.seed, self.epoch, i))
@@ -82,7 +112,17 @@ class TileCrops(torch.utils.data.Dataset):
             base, pair = rotation_prior(bool(self.real["turned"][j]), float(self.real["aspect"][j]))
             if cls in INDEXED_CLASSES and rng.random() < CORNER_ERASE_SHARE:
                 x = erase_corners(x, rng)
+            number = real_number(cls)
+        elif i >= len(self.real_index) + len(self.synth_cls):
+            cls = int(self.proc_cls[i - len(self.real_index) - len(self.synth_cls)])
+            tileset = self.tilesets[int(rng.integers(len(self.tilesets)))]
+            tilted = rng.random() < TILTED_SHARE
+            crop = procedural_crop(tileset, cls, rng, self.backgrounds, max_angle=45.0 if tilted else 0.0)
+            x = to_input(crop, rng, strength=0.6)
+            base, pair = 0, cls == WHITE_CLASS
+            number = tileset["numbers"][cls] - 1 if cls in tileset["numbers"] else NO_NUMBER
         else:
+            number = NO_NUMBER  # the artwork's flowers print numbers we have not checked one by one
             cls = int(self.synth_cls[i - len(self.real_index)])
             tilted = rng.random() < TILTED_SHARE
             crop = synth.render_crop(cls, self.faces, rng, self.backgrounds, max_angle=45.0 if tilted else 0.0)
@@ -93,13 +133,26 @@ class TileCrops(torch.utils.data.Dataset):
         x = rotate_cw(x, k)
         if cls == WHITE_CLASS and base is not None:
             pair = True
-        return to_tensor(x), cls, rot_mask(base, pair, k)
+        return to_tensor(x), cls, rot_mask(base, pair, k), number
+
+
+def class_list(counts: dict[int, int]) -> np.ndarray:
+    """Each class index repeated its count of times."""
+    return np.array([c for c, n in sorted(counts.items()) for _ in range(n)], np.int64)
 
 
 def default_synth_counts() -> dict[int, int]:
     counts = {c: 100 for c in range(34)}
     counts.update({c: 300 for c in FLOWER_CLASSES})
     counts[BACK_CLASS] = 1500
+    return counts
+
+
+def default_procedural_counts() -> dict[int, int]:
+    """Procedural tiles per epoch: every face class, flowers and seasons more (their number is
+    the part no other source teaches)."""
+    counts = {c: 70 for c in range(34)}
+    counts.update({c: 200 for c in FLOWER_CLASSES})
     return counts
 
 
@@ -116,27 +169,31 @@ def rotation_loss(rot_logits: torch.Tensor, allowed: torch.Tensor) -> torch.Tens
     return -(torch.logsumexp(logp + torch.log(allowed[has].clamp_min(1e-12)), 1)).mean()
 
 
-def predict_crops(net: TileNet, crops: np.ndarray, quarters: int = 0, batch: int = 512) -> tuple[np.ndarray, np.ndarray]:
-    """Softmax class and rotation probabilities for stored crops (no jitter)."""
+def predict_crops(net: TileNet, crops: np.ndarray, quarters: int = 0, batch: int = 512,
+                  numbers: bool = False) -> tuple[np.ndarray, ...]:
+    """Softmax class and rotation probabilities for stored crops (no jitter); with numbers,
+    the number head's too."""
     net.eval()
-    cls_out, rot_out = [], []
+    outs: list[list] = [[], [], []]
     with torch.no_grad():
         for s in range(0, len(crops), batch):
             x = torch.stack([to_tensor(rotate_cw(to_input(c), quarters)) for c in crops[s:s + batch]])
-            a, b = net(x)
-            cls_out.append(F.softmax(a, 1).numpy())
-            rot_out.append(F.softmax(b, 1).numpy())
-    return np.concatenate(cls_out), np.concatenate(rot_out)
+            for store, logits in zip(outs, net(x)):
+                store.append(F.softmax(logits, 1).numpy())
+    result = tuple(np.concatenate(o) for o in outs)
+    return result if numbers else result[:2]
 
 
 def crop_metrics(net: TileNet, valid: dict) -> dict:
     """Accuracy on ground-truth valid crops, flower/season recall and rotation accuracy on portrait boxes."""
-    p_cls, p_rot = predict_crops(net, valid["crops"])
+    p_cls, p_rot, p_num = predict_crops(net, valid["crops"], numbers=True)
     pred = p_cls.argmax(1)
     y = valid["cls"]
     fl = np.isin(y, FLOWER_CLASSES)
+    want = np.array([real_number(int(c)) for c in y[fl]])
     out = {"crop_accuracy": float((pred == y).mean()),
            "flower_season_recall": float((pred[fl] == y[fl]).mean()) if fl.any() else float("nan"),
+           "printed_number_accuracy": float((p_num[fl].argmax(1) == want).mean()) if fl.any() else float("nan"),
            "per_class_recall": {int(c): float((pred[y == c] == c).mean()) for c in np.unique(y)}}
     portrait = (~valid["turned"]) & (valid["aspect"] >= 1.3) & (y != WHITE_CLASS)
     if portrait.any():
@@ -175,27 +232,29 @@ def train_classifier(data_root: Path, artwork_root: Path, work_dir: Path, out_on
     valid_sample = {k: v[sample] for k, v in valid.items()}
     net = TileNet()
     if init_weights:
-        net.load_state_dict(torch.load(init_weights, map_location="cpu"))
+        load_weights(net, init_weights)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.05)
     budget = minutes * 60
     t0 = time.time()
     history = []
     epoch = 0
     while epoch < max_epochs and time.time() - t0 < budget:
-        ds.epoch = epoch
+        ds.new_epoch(epoch)
         loader = torch.utils.data.DataLoader(ds, batch_size=128, shuffle=True, num_workers=workers, drop_last=True,
                                              generator=torch.Generator().manual_seed(seed + epoch),
                                              persistent_workers=False)
         net.train()
         tot, n = 0.0, 0
-        for x, y, allowed in loader:
+        for x, y, allowed, number in loader:
             frac = (time.time() - t0) / budget
             if frac >= 1:
                 break
             for g in opt.param_groups:
                 g["lr"] = lr_at(frac, lr)
-            a, b = net(x)
+            a, b, c = net(x)
             loss = F.cross_entropy(a, y, label_smoothing=0.05) + 0.5 * rotation_loss(b, allowed)
+            if (number != NO_NUMBER).any():
+                loss = loss + 0.5 * F.cross_entropy(c, number, ignore_index=NO_NUMBER)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -204,6 +263,7 @@ def train_classifier(data_root: Path, artwork_root: Path, work_dir: Path, out_on
         m = crop_metrics(net, valid_sample)
         history.append({"epoch": epoch + 1, "loss": tot / max(n, 1), "crop_accuracy": m["crop_accuracy"],
                         "flower_season_recall": m["flower_season_recall"],
+                        "printed_number_accuracy": m["printed_number_accuracy"],
                         "rotation_accuracy_portrait": m.get("rotation_accuracy_portrait"),
                         "minutes": (time.time() - t0) / 60})
         log(json.dumps(history[-1]))
@@ -216,5 +276,6 @@ def train_classifier(data_root: Path, artwork_root: Path, work_dir: Path, out_on
     final = crop_metrics(net, valid)
     final.update({"epochs": epoch, "train_minutes": (time.time() - t0) / 60, "history": history,
                   "train_crops": int(len(train["cls"])), "synthetic_per_epoch": int(len(ds.synth_cls)),
+                  "procedural_per_epoch": int(len(ds.proc_cls)),
                   "input": CLS_INPUT, "classes": NUM_CLASSES})
     return final

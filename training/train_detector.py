@@ -22,11 +22,12 @@ DET_IMGSZ = 416
 
 
 def prepare_detector_data(data_root: Path, artwork_root: Path, out_dir: Path, seed: int = 0,
-                          back_share: float = 0.4, pseudo=None) -> Path:
+                          back_share: float = 0.4, pseudo=None, procedural: int = 0) -> Path:
     """Write a one-class YOLO dataset under out_dir; returns the data yaml path.
 
     pseudo, a function image -> (boxes, scores) such as an earlier detector, adds the train
     photos' unlabelled tiles as labels (training.pseudo_labels); valid keeps its labels as published.
+    procedural adds that many synthetic photos of procedural tile sets to the train split.
     """
     from training.pseudo_labels import unlabelled_tiles
 
@@ -58,6 +59,8 @@ def prepare_detector_data(data_root: Path, artwork_root: Path, out_dir: Path, se
             else:
                 os.symlink(img_path.resolve(), dst_img)
             write_labels(out_dir / "labels" / split / (img_path.stem + ".txt"), labels)
+    if procedural:
+        write_procedural_photos(out_dir / "images" / "train", out_dir / "labels" / "train", procedural, seed)
     yaml_path = out_dir / "data.yaml"
     yaml_path.write_text(f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/valid\nnc: 1\nnames:\n  0: tile\n")
     return yaml_path
@@ -123,3 +126,35 @@ def export_detector(best_pt: Path, out_path: Path, imgsz: int = DET_IMGSZ) -> Pa
     out_path.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(exported, out_path)
     return out_path
+
+
+def write_procedural_photos(img_dir: Path, lab_dir: Path, count: int, seed: int = 0, per_set: int = 8,
+                            max_side: int = 960) -> int:
+    """count synthetic photos of procedural tile sets (training/procedural.py, never the held-out
+    style) on procedural tables with distractors and glare (training/scenes.py), one class "tile";
+    a new set every per_set photos. Returns the number of tiles labelled."""
+    from training import adapt_study, procedural, scenes
+
+    rng = np.random.default_rng((seed, 15))
+    tiles = 0
+    tileset = None
+    for i in range(count):
+        if i % per_set == 0:
+            tileset = procedural.make_tileset(procedural.random_style(rng), rng)
+        table = scenes.table_top(int(rng.integers(500, 900)), int(rng.integers(700, 1200)), rng)
+        img, _, boxes = adapt_study.compose_photo(tileset, "scatter" if rng.random() < 0.3 else "hand", rng, [table])
+        img = scenes.add_distractors(img, rng, boxes)
+        if rng.random() < 0.3:
+            img = scenes.add_glare(img, rng)
+        h, w = img.shape[:2]
+        scale = min(1.0, max_side / max(h, w))
+        if scale < 1:
+            img = cv2.resize(img, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+            boxes = boxes * scale
+        h, w = img.shape[:2]
+        keep = (boxes[:, 2] - boxes[:, 0] > 2) & (boxes[:, 3] - boxes[:, 1] > 2)
+        cv2.imwrite(str(Path(img_dir) / f"procedural_{i:04d}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 90])
+        write_labels(Path(lab_dir) / f"procedural_{i:04d}.txt",
+                     xyxy_to_labels(np.zeros(int(keep.sum())), boxes[keep], w, h))
+        tiles += int(keep.sum())
+    return tiles

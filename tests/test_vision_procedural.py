@@ -1,0 +1,113 @@
+"""Procedural tile sets, table scenes, the printed-number head's labels and its reading."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("PIL")
+
+from training import procedural, scenes  # noqa: E402
+from training.procedural import LEAVE_OUT, flower_number, font_families, make_tileset, random_style  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not font_families(), reason="no CJK font of training/fonts.json installed")
+
+
+def test_flowers_print_the_number_of_their_style():
+    both = [{"chrysanthemum_number": n} for n in (3, 4)]
+    assert [flower_number(c, both[0]) for c in range(34, 42)] == [1, 2, 3, 4, 1, 2, 3, 4]
+    assert [flower_number(c, both[1]) for c in range(34, 42)] == [1, 2, 3, 4, 1, 2, 4, 3]  # 菊4 竹3
+
+
+def test_training_styles_never_draw_the_held_out_values():
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        style = random_style(rng)
+        assert all(style[axis] != value for axis, value in LEAVE_OUT.items())
+    held = random_style(rng, held_out=True)
+    assert held["pips"] == LEAVE_OUT["pips"]
+    assert held["font"] == LEAVE_OUT["font"] or LEAVE_OUT["font"] not in font_families()
+
+
+def test_a_tileset_has_every_face_four_bodies_and_its_numbers():
+    style = random_style(np.random.default_rng(3))
+    ts = make_tileset(style, np.random.default_rng(4))
+    assert sorted(ts["faces"]) == list(range(42))
+    for cls, face in ts["faces"].items():
+        assert face.dtype == np.uint8 and face.shape[2] == 4
+        if not (cls == 33 and style["white"] == "blank"):
+            assert (face[..., 3] > 128).sum() > 30, cls  # ink on every face but a blank 白
+    h, w = ts["faces"][0].shape[:2]
+    assert len(ts["bodies"]) == 4
+    for body in ts["bodies"]:
+        x, y = body["face_xy"]
+        assert body["bgra"][y + h // 2, x + w // 2, 3] == 255  # the face sits on the body
+        assert body["bgra"].shape[0] >= h and body["bgra"].shape[1] >= w
+    assert ts["numbers"] == {c: flower_number(c, style) for c in range(34, 42)}
+
+
+def test_faces_differ_between_classes():
+    ts = make_tileset(random_style(np.random.default_rng(5)), np.random.default_rng(6))
+    alpha = [ts["faces"][c][..., 3].astype(int) for c in (0, 1, 9, 10, 18, 19, 27, 28)]
+    for a, b in zip(alpha, alpha[1:]):
+        assert np.abs(a - b).mean() > 2
+
+
+def test_table_tops_and_distractors_leave_tiles_alone():
+    rng = np.random.default_rng(1)
+    for _ in range(len(scenes.TABLES) * 2):
+        top = scenes.table_top(60, 80, rng)
+        assert top.shape == (60, 80, 3) and top.dtype == np.uint8
+    img = np.full((200, 300, 3), 128, np.uint8)
+    boxes = np.array([[100, 80, 130, 120]], np.float32)
+    for seed in range(20):
+        out = scenes.add_distractors(img, np.random.default_rng(seed), boxes)
+        changed = np.abs(out.astype(int) - img).max(2) > 0
+        assert changed[80:120, 100:130].mean() <= scenes.MAX_COVER  # a tile stays mostly in view
+    glared = scenes.add_glare(img, np.random.default_rng(2))
+    assert glared.max() > 200 and glared.min() == 128
+
+
+def test_procedural_detector_photos_are_labelled(tmp_path):
+    from training.dataset import labels_to_xyxy, read_labels
+    from training.train_detector import write_procedural_photos
+
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    tiles = write_procedural_photos(tmp_path / "images", tmp_path / "labels", 2, seed=1, max_side=480)
+    labels = [read_labels(p) for p in sorted((tmp_path / "labels").glob("*.txt"))]
+    assert len(labels) == 2 and sum(len(lab) for lab in labels) == tiles >= 16
+    assert all((lab[:, 0] == 0).all() and (lab[:, 1:] > 0).all() and (lab[:, 1:] <= 1).all() for lab in labels)
+    _, boxes = labels_to_xyxy(labels[0], 480, 480)
+    assert (boxes[:, 2] > boxes[:, 0]).all()
+
+
+def test_classifier_crops_carry_the_printed_number():
+    pytest.importorskip("torch")
+    from training import train_classifier as tc
+
+    real = {"cls": np.array([0, 40]), "crops": np.zeros((2, 96, 96, 3), np.uint8),
+            "turned": np.zeros(2, bool), "aspect": np.full(2, 1.4)}
+    ds = tc.TileCrops(real, {}, [], 0, flower_repeat=1, synth_per_class={}, procedural_per_class={40: 4, 5: 1})
+    ds.new_epoch(0)
+    items = [ds[i] for i in range(len(ds))]
+    assert [it[1] for it in items] == [0, 40, 5, 40, 40, 40, 40]
+    # real HK flowers: 菊 prints 3; procedural ones: what their set prints; other tiles: no number
+    assert items[0][3] == tc.NO_NUMBER and items[1][3] == 2 and items[2][3] == tc.NO_NUMBER
+    assert all(it[3] in (2, 3) for it in items[3:])
+    x = items[3][0]
+    assert tuple(x.shape) == (3, 64, 64) and float(x.max()) <= 1.0
+
+
+def test_recognizer_reports_the_printed_number_of_flowers_only():
+    from vision.model import tiles_from
+
+    p_cls = np.zeros((2, 43), np.float32)
+    p_cls[0, 40] = p_cls[1, 3] = 1.0
+    p_num = np.array([[0.1, 0.1, 0.7, 0.1], [0.9, 0.05, 0.03, 0.02]], np.float32)
+    found = {"boxes": np.array([[0, 0, 30, 40], [40, 0, 70, 40]], np.float32), "scores": np.array([0.9, 0.9]),
+             "aspect": 1.0, "p_cls": p_cls, "p_rot": np.tile([1.0, 0, 0, 0], (2, 1)), "p_num": p_num,
+             "turned": [False, False], "shape": (50, 80)}
+    tiles = tiles_from(found, None)
+    assert tiles[0]["number"] == 3 and tiles[0]["number_confidence"] == pytest.approx(0.7)
+    assert "number" not in tiles[1]
+    assert all("number" not in t for t in tiles_from({**found, "p_num": None}, None))

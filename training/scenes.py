@@ -1,0 +1,142 @@
+"""Table scenes for the detector: procedural table tops, things that are not tiles, and glare.
+
+The training photos show one kind of table. A player's table may be wood, glass, printed
+paper or a patterned mat, with a rack, a sleeve or a phone at the edge, and a lamp's
+reflection on glossy tiles. Each of these made the detector invent or miss tiles on photos it
+never saw (issue 10), so the synthetic photos of training/procedural.py sets are composed on
+them; the distractors carry no label, which teaches the detector they are not tiles.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from training.procedural import font_families, glyph, paint_mask
+
+
+def _noise(h: int, w: int, rng: np.random.Generator, cells: int) -> np.ndarray:
+    """Smooth noise in about -1..1 with `cells` blobs across."""
+    small = rng.normal(0, 1, (max(2, cells * h // max(w, 1)), max(2, cells))).astype(np.float32)
+    return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def felt(h, w, rng):
+    colour = rng.uniform([20, 60, 10], [160, 170, 120]) if rng.random() < 0.6 else rng.uniform(20, 200, 3)
+    weave = rng.normal(0, rng.uniform(3, 9), (h, w, 1))
+    return colour * (1 + 0.06 * _noise(h, w, rng, 8)[..., None]) + weave
+
+
+def wood(h, w, rng):
+    """Grain: stretched noise along one direction, in browns."""
+    base = rng.uniform([20, 50, 90], [90, 140, 200])
+    grain = _noise(h, w, rng, 3) * 0.5
+    yy = np.arange(h, dtype=np.float32)[:, None]
+    rings = np.sin(yy / rng.uniform(3, 12) + 6 * grain + 2 * _noise(h, w, rng, 2))
+    img = base * (1 + 0.12 * rings[..., None] + 0.08 * grain[..., None])
+    if rng.random() < 0.5:
+        img = np.ascontiguousarray(np.swapaxes(cv2.resize(img, (h, w)), 0, 1))
+    return img
+
+
+def plastic(h, w, rng):
+    """A smooth plastic or glass top, one colour with a broad sheen."""
+    colour = rng.uniform(30, 230, 3)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    sheen = np.exp(-(((xx / w - rng.uniform()) ** 2) + ((yy / h - rng.uniform()) ** 2)) / rng.uniform(0.05, 0.3))
+    return colour + sheen[..., None] * rng.uniform(10, 60) + rng.normal(0, 2, (h, w, 1))
+
+
+def printed(h, w, rng):
+    """Printed paper or a mat: lines, blocks and characters (never a tile's outline)."""
+    img = np.ones((h, w, 3), np.float32) * rng.uniform(170, 250, 3)
+    canvas = np.zeros((h, w, 4), np.float32)
+    canvas[..., :3] = img
+    families = font_families()
+    fonts = [f for files in families.values() for f in files]
+    for _ in range(int(rng.integers(4, 14))):
+        colour = rng.uniform(0, 200, 3)
+        kind = rng.random()
+        if kind < 0.4 and fonts:
+            text = "".join(rng.choice(list("萬東南西北中發春夏秋冬梅蘭菊竹麻將台灣牌局胡"), int(rng.integers(1, 4))))
+            size = rng.uniform(0.04, 0.2) * min(h, w)
+            x, y = rng.uniform(0, w - size), rng.uniform(0, h - size)
+            font = fonts[int(rng.integers(len(fonts)))]
+            paint_mask(canvas, glyph(text, *font), (x, y, size * len(text), size), colour)
+        elif kind < 0.7:
+            p1 = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+            p2 = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+            cv2.line(canvas, p1, p2, (*colour, 255), int(rng.integers(1, 6)), cv2.LINE_AA)
+        else:
+            cx, cy, r = int(rng.uniform(0, w)), int(rng.uniform(0, h)), int(rng.uniform(0.02, 0.2) * min(h, w))
+            cv2.circle(canvas, (cx, cy), r, (*colour, 255), -1 if rng.random() < 0.5 else int(rng.integers(1, 5)),
+                       cv2.LINE_AA)
+    return canvas[..., :3]
+
+
+TABLES = (felt, felt, wood, plastic, printed)
+
+
+def table_top(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """A procedural table top (BGR uint8), one of TABLES."""
+    img = TABLES[int(rng.integers(len(TABLES)))](h, w, rng)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+MAX_COVER = 0.3
+
+
+def covered(alpha: np.ndarray, box) -> float:
+    """Share of the box (xyxy pixels) that alpha (h x w, 0-1) paints at all."""
+    x0, y0, x1, y1 = (int(round(v)) for v in box)
+    part = alpha[max(0, y0):max(0, y1), max(0, x0):max(0, x1)]
+    return float((part > 0.02).mean()) if part.size else 0.0
+
+
+def add_distractors(img: np.ndarray, rng: np.random.Generator, boxes: np.ndarray) -> np.ndarray:
+    """Things at a table that are not tiles: a sleeve or hand at the edge, a rack's bar, a phone,
+    a coin; each covers at most MAX_COVER of any tile (a tile that far under a sleeve keeps its label)."""
+    img = img.astype(np.float32)
+    h, w = img.shape[:2]
+    for _ in range(int(rng.integers(0, 4))):
+        layer = np.zeros((h, w), np.uint8)
+        kind = rng.random()
+        if kind < 0.35:  # a hand or sleeve from an edge
+            colour = rng.uniform([60, 90, 140], [150, 180, 230]) if rng.random() < 0.5 else rng.uniform(10, 230, 3)
+            side = int(rng.integers(4))
+            r = int(rng.uniform(0.08, 0.2) * min(h, w))
+            c = [(int(rng.uniform(0, w)), 0), (int(rng.uniform(0, w)), h), (0, int(rng.uniform(0, h))),
+                 (w, int(rng.uniform(0, h)))][side]
+            cv2.ellipse(layer, c, (r, int(r * rng.uniform(1.2, 2.5))), rng.uniform(0, 180), 0, 360, 255, -1, cv2.LINE_AA)
+        elif kind < 0.6:  # a rack: a long bar
+            colour = rng.uniform(10, 230, 3)
+            y = int(rng.uniform(0, h))
+            th = int(rng.uniform(0.02, 0.06) * h)
+            cv2.rectangle(layer, (int(rng.uniform(0, w * 0.3)), y), (int(rng.uniform(w * 0.6, w)), y + th), 255, -1)
+        elif kind < 0.8:  # a phone or a box
+            colour = rng.uniform(0, 80, 3)
+            x, y = int(rng.uniform(0, w)), int(rng.uniform(0, h))
+            s = int(rng.uniform(0.08, 0.2) * min(h, w))
+            cv2.rectangle(layer, (x, y), (x + s, y + int(s * rng.uniform(1.5, 2.2))), 255, -1)
+        else:  # coins or chips
+            colour = rng.uniform(40, 230, 3)
+            for _ in range(int(rng.integers(1, 6))):
+                cv2.circle(layer, (int(rng.uniform(0, w)), int(rng.uniform(0, h))),
+                           int(rng.uniform(0.01, 0.03) * min(h, w)), 255, -1, cv2.LINE_AA)
+        a = cv2.GaussianBlur(layer.astype(np.float32) / 255, (0, 0), 1.5)
+        if any(covered(a, box) > MAX_COVER for box in boxes):
+            continue
+        a = a[..., None]
+        shade = 1 + 0.25 * _noise(h, w, rng, 4)[..., None]
+        img = img * (1 - a) + colour * shade * a
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def add_glare(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A lamp's reflection: a soft bright ellipse somewhere on the photo."""
+    h, w = img.shape[:2]
+    layer = np.zeros((h, w), np.float32)
+    centre = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
+    axes = (int(rng.uniform(0.03, 0.15) * w), int(rng.uniform(0.02, 0.08) * h))
+    cv2.ellipse(layer, centre, axes, rng.uniform(0, 180), 0, 360, 1.0, -1, cv2.LINE_AA)
+    layer = cv2.GaussianBlur(layer, (0, 0), max(2.0, axes[1] * 0.4))[..., None]
+    return np.clip(img.astype(np.float32) + layer * rng.uniform(80, 200), 0, 255).astype(np.uint8)

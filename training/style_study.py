@@ -1,0 +1,151 @@
+"""Leave-one-style-out: how the models read tile styles they trained on and one they never saw.
+
+Training draws its procedural tile sets (training/procedural.py) from every style but
+procedural.LEAVE_OUT (a font family and a way of drawing 筒 circles). This study composes
+labelled photos (complete labels: every extra is a phantom) of
+
+- `seen`: new sets of styles training draws from (other seeds than any training set);
+- `held-out`: sets drawn only with the left-out font and circles;
+- `held-out-red`: the same, on red bodies with light ink (the issue's red-bodied set);
+- `held-out-ivory`: the same, on ivory bodies;
+
+and, where `python -m training.adapt_study` left them, its photos of KDE's `traditional` set
+(never trained on). Each models folder given is scored on every photo set with the full
+pipeline; flowers are also scored by tile (1f-8f) under the default tile set, which takes the
+number the classifier reads off each flower.
+
+    python -m training.style_study [--models models [other ...]] [--work /tmp/style-study]
+                                   [--photos 30] [--json OUT]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from training import procedural, scenes
+from training.adapt_study import compose_photo, write_photo
+from training.dataset import labels_to_xyxy, list_pairs, read_labels
+from training.evaluate import match_boxes, score
+
+ROOT = Path(__file__).resolve().parent.parent
+KDE_TEST = Path("/tmp/adapt-study/traditional-seed0/test")
+SETS_PER_FOLDER = 6
+RED_BODY = {"front": [40, 40, 180], "back": [40, 40, 180], "scheme": "dark"}  # light ink on red
+IVORY_BODY = {"front": [215, 235, 245], "scheme": "light"}
+# name -> (held out?, style choices imposed)
+PHOTO_SETS = {"seen": (False, {}), "held-out": (True, {}), "held-out-red": (True, RED_BODY),
+              "held-out-ivory": (True, IVORY_BODY)}
+
+
+def make_folder(folder: Path, name: str, count: int, seed: int) -> Path:
+    """count labelled photos of SETS_PER_FOLDER sets of one kind; numbers.json keeps what each
+    photo's flowers print. Kept on disk: the same seed gives the same photos."""
+    numbers_path = folder / "numbers.json"
+    if numbers_path.exists() and len(list((folder / "labels").glob("*.txt"))) == count:
+        return folder
+    held_out, imposed = PHOTO_SETS[name]
+    rng = np.random.default_rng((seed, 77, list(PHOTO_SETS).index(name)))
+    numbers = {}
+    tileset = None
+    per_set = max(1, count // SETS_PER_FOLDER)
+    for i in range(count):
+        if i % per_set == 0:
+            tileset = procedural.make_tileset({**procedural.random_style(rng, held_out=held_out), **imposed}, rng)
+        table = scenes.table_top(int(rng.integers(500, 900)), int(rng.integers(700, 1200)), rng)
+        img, cls, boxes = compose_photo(tileset, "scatter" if i % 3 == 2 else "hand", rng, [table])
+        stem = f"{i:03d}"
+        write_photo(folder, stem, img, cls, boxes)
+        numbers[stem] = {str(k): v for k, v in tileset["numbers"].items()}
+    numbers_path.write_text(json.dumps(numbers))
+    return folder
+
+
+def score_folder(models_dir: Path, folder: Path) -> dict:
+    """Full-pipeline figures on one folder, and flower tiles by their printed number."""
+    from vision.classes import FLOWER_CLASSES, printed_flower_tile
+    from vision.model import Recognizer
+    from vision.pipeline import to_tiles
+
+    rec = Recognizer(models_dir)
+    numbers = json.loads((folder / "numbers.json").read_text()) if (folder / "numbers.json").exists() else None
+    gts, preds, latencies = [], [], []
+    flowers = flowers_right = 0
+    for img_path, lab_path in list_pairs(folder):
+        image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
+        h, w = image.shape[:2]
+        g_cls, g_boxes = labels_to_xyxy(read_labels(lab_path), w, h)
+        t0 = time.perf_counter()
+        dets = rec.recognize(image)
+        latencies.append(time.perf_counter() - t0)
+        gts.append((g_cls, g_boxes))
+        preds.append(dets)
+        if numbers is None:
+            continue
+        printed = numbers[img_path.stem]
+        tiles = to_tiles(dets)
+        got = dict(match_boxes([d["box"] for d in dets], g_boxes))
+        for g, c in enumerate(g_cls):
+            if int(c) in FLOWER_CLASSES:
+                flowers += 1
+                want = printed_flower_tile(int(c), printed[str(int(c))])
+                p = next((p for p, gg in got.items() if gg == g), None)
+                flowers_right += p is not None and tiles[p]["tile"] == want
+    r = score(gts, preds, latencies)
+    keep = ("photos", "labelled_tiles", "tiles_found", "tiles_right", "photos_all_right", "photos_exactly_right",
+            "extras", "extras_per_photo", "flower_recall", "confusions", "latency_ms_median")
+    out = {k: r[k] for k in keep if k in r}
+    if numbers is not None:
+        out["flower_tiles"] = flowers
+        out["flower_tiles_right"] = flowers_right / max(flowers, 1)
+    return out
+
+
+def run(models: list[Path], work: Path, photos: int, seed: int = 0, log=print) -> dict:
+    folders = {name: make_folder(work / name, name, photos, seed) for name in PHOTO_SETS}
+    if (KDE_TEST / "labels").is_dir():
+        folders["kde-traditional"] = KDE_TEST
+    out = {"photos_per_set": photos, "leave_out": procedural.LEAVE_OUT, "results": {}}
+    for m in models:
+        out["results"][str(m)] = {}
+        for name, folder in folders.items():
+            out["results"][str(m)][name] = r = score_folder(m, folder)
+            log(f"{m} {name}: {r['tiles_right']:.1%} right, {r['tiles_found']:.1%} found, "
+                f"{r['photos_exactly_right']:.0%} exact, {r['extras']} extras"
+                + (f", flowers by number {r['flower_tiles_right']:.0%}" if "flower_tiles" in r else ""))
+    return out
+
+
+def format_table(study: dict) -> str:
+    lines = ["| models | photos | tiles right | tiles found | photos exactly right | extras / photo | flowers (tile by printed number) |",
+             "|---|---|---:|---:|---:|---:|---:|"]
+    for m, sets in study["results"].items():
+        for name, r in sets.items():
+            fl = f"{r['flower_tiles_right']:.1%}" if "flower_tiles" in r else "-"
+            lines.append(f"| {m} | {name} | {r['tiles_right']:.1%} | {r['tiles_found']:.1%} | "
+                         f"{r['photos_exactly_right']:.1%} | {r['extras_per_photo']:.2f} | {fl} |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m training.style_study", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", nargs="+", default=[str(ROOT / "models")])
+    ap.add_argument("--work", default="/tmp/style-study")
+    ap.add_argument("--photos", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json")
+    args = ap.parse_args(argv)
+    study = run([Path(m) for m in args.models], Path(args.work), args.photos, args.seed)
+    print(format_table(study))
+    if args.json:
+        Path(args.json).write_text(json.dumps(study, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
