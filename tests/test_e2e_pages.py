@@ -842,8 +842,11 @@ def test_live_uses_this_devices_camera_when_the_table_has_none(fake_server, brow
 def test_flower_pictures_follow_the_tile_set(fake_server, new_page, size):
     page = page_at(new_page, size, fake_server + "/")
     key7 = page.locator('#hand-keyboard button.key[data-tile="7f"] img')
+    # by default the numbers printed on the flowers decide; its pictures are the taiwan ones
+    expect(page.locator("#tileset")).to_have_value("printed")
     expect(key7).to_have_attribute("src", "/static/tiles/7f.png")
     expect(key7).to_have_attribute("alt", "竹(3)")
+    snap(page, f"i10-tileset-printed-{size}")
     page.select_option("#tileset", "hk-index")
     expect(key7).to_have_attribute("src", "/static/tiles/hk-index/7f.png")
     expect(key7).to_have_attribute("alt", "菊(3)")

@@ -184,6 +184,31 @@ study's photos (below) have complete labels.
 """
 
 
+def _style_section(st: dict | None) -> str:
+    if not st:
+        return ""
+    rows = "\n".join(f"| {r['models']} | {r['set']} | {_pct(r['tiles_right'])} | {_pct(r['tiles_found'])} | "
+                     f"{_pct(r['photos_exactly_right'])} | {r['extras_per_photo']:.2f} | "
+                     f"{_pct(r.get('flower_tiles_right'))} |" for r in st["rows"])
+    left_out = ", ".join(f"{k} {v}" for k, v in st.get("leave_out", {}).items())
+    return f"""
+## Tile styles seen and unseen (`python -m training.style_study`, {st.get('date')})
+
+Leave-one-style-out: the procedural tile sets that training draws (`training/procedural.py`) never use
+the left-out style ({left_out}); each row below is {st['photos_per_set']} labelled photos (labels complete:
+every extra is a phantom) of 6 sets. `seen`: new sets of the styles training draws from; `held-out`: sets
+drawn only in the left-out style, also on red bodies with light ink and on ivory bodies;
+`kde-traditional`: the adapt study's photos of KDE's `traditional` set (never trained on). Flowers: the
+share of flower and season tiles given the right tile (1f-8f) under the default tile set, which takes
+the number read off each tile (their sets print 菊/竹 3 and 4 either way).
+
+| models | photos | tiles right | tiles found | photos exactly right | extras / photo | flowers by printed number |
+|---|---|---:|---:|---:|---:|---:|
+{rows}
+{"".join(f"{chr(10)}- {w}" for w in st.get("why", []))}
+"""
+
+
 def _det_rounds(info: dict) -> str:
     """The detector's training rounds: [epochs, minutes(, max rotation)] each, the last one apart."""
     rounds = info.get("det_rounds", [])
@@ -260,7 +285,7 @@ Two ONNX models run by `vision/model.py` (onnxruntime, CPU):
 | file | what | input | size |
 |---|---|---|---|
 | `detector.onnx` | YOLO11n (ultralytics, trained from scratch, no pretrained weights), one class "tile" (face-up or face-down) | RGB, long side {info.get('det_imgsz')}, short side as the photo's aspect leaves (rounded up to 32) | {info.get('detector_mb', 0):.1f} MB |
-| `classifier.onnx` | small residual CNN (`training/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters, int8 after ONNX Runtime static quantization calibrated on 512 training crops: `training/quantize.py`): 43 classes + 4-way rotation head | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
+| `classifier.onnx` | small residual CNN (`training/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters, int8 after ONNX Runtime static quantization calibrated on 512 training crops: `training/quantize.py`): 43 classes, a 4-way rotation head and a 4-way printed-number head (flowers) | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
 | `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
 | `detector.pt` | the detector's ultralytics weights (optimizer stripped), the starting point of the next training round | | |
 | `recognizer.json` | inference settings and the figures below | | |
@@ -286,6 +311,17 @@ with the crop's own turn this gives upright / upside_down / sideways.
   (`back`) exist only as synthetic renders (plain coloured bodies with bevel), also pasted into {int(100 * info.get('back_share', 0))}% of the detector's training photos.
   Each classifier epoch adds {cls.get('synthetic_per_epoch')} fresh synthetic tiles (300 per flower/season class,
   1500 backs, 100 per other class); real flower/season crops are repeated 3x.
+- **Procedural tile sets** drawn by `training/procedural.py` with no artwork at all: characters, winds,
+  dragons and flower names from CJK fonts of Debian packages (`training/fonts.json`: Kai, Ming, Hei, Yuan
+  styles; `make train-fonts`; no font is shipped), 萬 with 五 or 伍, 筒 circles and 條 sticks drawn in several
+  ways and colours, 一條 as a bird, a peacock or a stick, 白 blank or framed, flowers as a picture with
+  their name and number (菊 or 竹 printing 3), on white, ivory or cream fronts with coloured backs, or
+  jade, red, black or blue bodies with light ink, glossy or matte, their thickness showing from four sides.
+  Each classifier epoch draws {info.get('styles_per_epoch', 24)} new sets and {cls.get('procedural_per_epoch', 'n/a')} of their tiles. One font family and
+  one way of drawing circles are never drawn in training (`procedural.LEAVE_OUT`), to measure an unseen style.
+- **Procedural table photos** for the detector (`training/train_detector.py` `write_procedural_photos`,
+  {info.get('det_procedural', 0)} photos, a new set every 8): rows and loose tiles from a tilted camera on felt, wood, plastic
+  or printed paper (`training/scenes.py`), with sleeves, racks, phones, coins and glare that carry no label.
 
 ## Training
 
@@ -298,7 +334,9 @@ with the crop's own turn this gives upright / upside_down / sideways.
   resolution loss; never mirrored; on {int(100 * info.get('classifier_corner_erase', 0))}% of the real character and wind/dragon crops two face corners
   are painted over (HK sets print an index there, Taiwanese sets don't); 30% of the synthetic tiles lie askew (up to 45 deg, framed by
   their upright bounding box). Rotation head trained on portrait boxes (taken as upright),
-  landscape boxes (upright or upside down after the turn) and synthetic tiles.
+  landscape boxes (upright or upside down after the turn) and synthetic tiles. A third head reads the
+  number (1-4) printed on a flower or season: trained on the real HK flowers (梅1 蘭2 菊3 竹4) and the
+  procedural ones (whichever number their set prints); its loss skips every other tile.
 
 Training time of the shipped models on this 2-core CPU, every round counted: detector
 {_total_minutes(info)[0]:.0f} min{_gpu_minutes(info)}, classifier {_total_minutes(info)[1]:.0f} min. `make train` (`python -m vision train`
@@ -334,7 +372,7 @@ detector score x class probability. Then phantom boxes are screened out or flagg
 Flowers and seasons: {fl or 'n/a'}.
 Worst confusions: {conf or 'none'}.
 
-{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_section(info.get('adapt_study'))}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
+{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_section(info.get('adapt_study'))}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
 ## Limits
 
 - Trained on HK-style tiles with corner indices; Taiwanese sets without indices and with other flower art

@@ -139,12 +139,28 @@ def main(argv=None) -> int:
     ap.add_argument("--photos", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json")
+    ap.add_argument("--record", metavar="MODELS", help="keep the figures in this models folder's card")
+    ap.add_argument("--names", nargs="+", help="what to call each models folder in the card")
     args = ap.parse_args(argv)
     study = run([Path(m) for m in args.models], Path(args.work), args.photos, args.seed)
     print(format_table(study))
     if args.json:
         Path(args.json).write_text(json.dumps(study, indent=1))
+    if args.record:
+        from training.model_card import record
+
+        print(f"recorded in {record(args.record, 'style_study', card_summary(study, args.names))}")
     return 0
+
+
+def card_summary(study: dict, names: list[str] | None = None) -> dict:
+    """The rows the model card shows: one per models folder and photo set."""
+    label = dict(zip(study["results"], names or []))
+    rows = [{"models": label.get(m, Path(m).name), "set": name,
+             **{k: r.get(k) for k in ("tiles_right", "tiles_found", "photos_exactly_right", "extras_per_photo",
+                                       "flower_tiles_right")}}
+            for m, sets in study["results"].items() for name, r in sets.items()]
+    return {"photos_per_set": study["photos_per_set"], "leave_out": study["leave_out"], "rows": rows}
 
 
 if __name__ == "__main__":
