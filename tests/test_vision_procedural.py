@@ -111,3 +111,19 @@ def test_recognizer_reports_the_printed_number_of_flowers_only():
     assert tiles[0]["number"] == 3 and tiles[0]["number_confidence"] == pytest.approx(0.7)
     assert "number" not in tiles[1]
     assert all("number" not in t for t in tiles_from({**found, "p_num": None}, None))
+
+
+def test_style_study_scores_flowers_by_their_printed_number(tmp_path):
+    from training import style_study
+
+    folder = style_study.make_folder(tmp_path / "held-out", "held-out", 2, seed=0)
+    numbers = (folder / "numbers.json").read_text()
+    assert style_study.make_folder(folder, "held-out", 2, seed=0) == folder  # kept, not redrawn
+    assert (folder / "numbers.json").read_text() == numbers
+    r = style_study.score_folder(style_study.ROOT / "models", folder)
+    assert r["photos"] == 2 and r["labelled_tiles"] >= 16 and 0 <= r["tiles_right"] <= r["tiles_found"] <= 1
+    assert 0 <= r["flower_tiles_right"] <= 1 and "flower_tiles_right_taiwan" in r
+    study = {"photos_per_set": 2, "leave_out": LEAVE_OUT, "results": {"models": {"held-out": r}}}
+    row = style_study.card_summary(study, ["shipped"])["rows"][0]
+    assert row["models"] == "shipped" and row["set"] == "held-out" and row["tiles_right"] == r["tiles_right"]
+    assert "| models | held-out |" in style_study.format_table(study)

@@ -10,7 +10,7 @@ labelled photos (complete labels: every extra is a phantom) of
 - `held-out-ivory`: the same, on ivory bodies;
 
 and, where `python -m training.adapt_study` left them, its photos of KDE's `traditional` set
-(never trained on). Each models folder given is scored on every photo set with the full
+(never trained on), and the training data set's valid split. Each models folder given is scored on every photo set with the full
 pipeline; flowers are also scored by tile (1f-8f) under the default tile set, which takes the
 number the classifier reads off each flower.
 
@@ -34,6 +34,7 @@ from training.evaluate import match_boxes, score
 
 ROOT = Path(__file__).resolve().parent.parent
 KDE_TEST = Path("/tmp/adapt-study/traditional-seed0/test")
+VALID = ROOT.parent / "shared" / "data" / "rf-chinese-mahjong-detection-v4" / "images" / "valid"
 SETS_PER_FOLDER = 6
 RED_BODY = {"front": [40, 40, 180], "back": [40, 40, 180], "scheme": "dark"}  # light ink on red
 IVORY_BODY = {"front": [215, 235, 245], "scheme": "light"}
@@ -65,16 +66,19 @@ def make_folder(folder: Path, name: str, count: int, seed: int) -> Path:
     return folder
 
 
-def score_folder(models_dir: Path, folder: Path) -> dict:
-    """Full-pipeline figures on one folder, and flower tiles by their printed number."""
+def score_folder(models_dir: Path, folder: Path, fixed_numbers: dict | None = None) -> dict:
+    """Full-pipeline figures on one folder, and flower tiles by their printed number (from the
+    folder's numbers.json, or fixed_numbers {class: number} for every photo)."""
     from vision.classes import FLOWER_CLASSES, printed_flower_tile
     from vision.model import Recognizer
     from vision.pipeline import to_tiles
 
     rec = Recognizer(models_dir)
     numbers = json.loads((folder / "numbers.json").read_text()) if (folder / "numbers.json").exists() else None
+    if fixed_numbers is not None:
+        numbers = {p.stem: {str(k): v for k, v in fixed_numbers.items()} for p, _ in list_pairs(folder)}
     gts, preds, latencies = [], [], []
-    flowers = flowers_right = 0
+    flowers = flowers_right = flowers_right_by_class = 0
     for img_path, lab_path in list_pairs(folder):
         image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
         h, w = image.shape[:2]
@@ -87,7 +91,7 @@ def score_folder(models_dir: Path, folder: Path) -> dict:
         if numbers is None:
             continue
         printed = numbers[img_path.stem]
-        tiles = to_tiles(dets)
+        tiles, by_class = to_tiles(dets), to_tiles(dets, "taiwan")
         got = dict(match_boxes([d["box"] for d in dets], g_boxes))
         for g, c in enumerate(g_cls):
             if int(c) in FLOWER_CLASSES:
@@ -95,6 +99,7 @@ def score_folder(models_dir: Path, folder: Path) -> dict:
                 want = printed_flower_tile(int(c), printed[str(int(c))])
                 p = next((p for p, gg in got.items() if gg == g), None)
                 flowers_right += p is not None and tiles[p]["tile"] == want
+                flowers_right_by_class += p is not None and by_class[p]["tile"] == want
     r = score(gts, preds, latencies)
     keep = ("photos", "labelled_tiles", "tiles_found", "tiles_right", "photos_all_right", "photos_exactly_right",
             "extras", "extras_per_photo", "flower_recall", "confusions", "latency_ms_median")
@@ -102,21 +107,27 @@ def score_folder(models_dir: Path, folder: Path) -> dict:
     if numbers is not None:
         out["flower_tiles"] = flowers
         out["flower_tiles_right"] = flowers_right / max(flowers, 1)
+        out["flower_tiles_right_taiwan"] = flowers_right_by_class / max(flowers, 1)  # numbers not read
     return out
 
 
-def run(models: list[Path], work: Path, photos: int, seed: int = 0, log=print) -> dict:
-    folders = {name: make_folder(work / name, name, photos, seed) for name in PHOTO_SETS}
+def run(models: list[Path], work: Path, photos: int, seed: int = 0, valid: Path | None = None, log=print) -> dict:
+    from training.train_classifier import REAL_NUMBERS
+
+    folders = {name: (make_folder(work / name, name, photos, seed), None) for name in PHOTO_SETS}
     if (KDE_TEST / "labels").is_dir():
-        folders["kde-traditional"] = KDE_TEST
+        folders["kde-traditional"] = (KDE_TEST, None)
+    if valid is not None and valid.is_dir():  # the training data set's own HK sets: 梅1 蘭2 菊3 竹4
+        folders["valid (HK sets)"] = (valid, REAL_NUMBERS)
     out = {"photos_per_set": photos, "leave_out": procedural.LEAVE_OUT, "results": {}}
     for m in models:
         out["results"][str(m)] = {}
-        for name, folder in folders.items():
-            out["results"][str(m)][name] = r = score_folder(m, folder)
+        for name, (folder, fixed) in folders.items():
+            out["results"][str(m)][name] = r = score_folder(m, folder, fixed)
             log(f"{m} {name}: {r['tiles_right']:.1%} right, {r['tiles_found']:.1%} found, "
                 f"{r['photos_exactly_right']:.0%} exact, {r['extras']} extras"
-                + (f", flowers by number {r['flower_tiles_right']:.0%}" if "flower_tiles" in r else ""))
+                + (f", flowers by number {r['flower_tiles_right']:.0%} (taiwan {r['flower_tiles_right_taiwan']:.0%})"
+                   if "flower_tiles" in r else ""))
     return out
 
 
@@ -139,10 +150,12 @@ def main(argv=None) -> int:
     ap.add_argument("--photos", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json")
+    ap.add_argument("--no-valid", action="store_true", help="leave the training data set's valid split out")
     ap.add_argument("--record", metavar="MODELS", help="keep the figures in this models folder's card")
     ap.add_argument("--names", nargs="+", help="what to call each models folder in the card")
     args = ap.parse_args(argv)
-    study = run([Path(m) for m in args.models], Path(args.work), args.photos, args.seed)
+    study = run([Path(m) for m in args.models], Path(args.work), args.photos, args.seed,
+                None if args.no_valid else VALID)
     print(format_table(study))
     if args.json:
         Path(args.json).write_text(json.dumps(study, indent=1))
@@ -158,7 +171,7 @@ def card_summary(study: dict, names: list[str] | None = None) -> dict:
     label = dict(zip(study["results"], names or []))
     rows = [{"models": label.get(m, Path(m).name), "set": name,
              **{k: r.get(k) for k in ("tiles_right", "tiles_found", "photos_exactly_right", "extras_per_photo",
-                                       "flower_tiles_right")}}
+                                       "flower_tiles_right", "flower_tiles_right_taiwan")}}
             for m, sets in study["results"].items() for name, r in sets.items()]
     return {"photos_per_set": study["photos_per_set"], "leave_out": study["leave_out"], "rows": rows}
 
