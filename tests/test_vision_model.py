@@ -326,3 +326,29 @@ def test_inference_and_the_app_do_not_import_torch():
     done = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"imported at serve time: {done.stdout.strip() or done.stderr}"
+
+
+def test_slices_of_squashed_tiles_do_not_outvote_the_stretch_that_finds_them():
+    """A detector that cuts a photo squashed 6x in width into 47 flat slices (none tile-shaped)
+    must not keep the stretched pass that finds its 12 tiles from competing."""
+    from vision.model import DEFAULTS, Recognizer
+
+    rec = object.__new__(Recognizer)
+    rec.config = dict(DEFAULTS)
+    rec._retry = dict(DEFAULTS["aspect_retry"])
+    slices = np.array([[50, 8 * i, 400, 8 * i + 7] for i in range(47)], np.float32)
+    image = np.zeros((416, 416, 3), np.uint8)
+
+    def detect_once(img):
+        h, w = img.shape[:2]
+        if img is image:
+            return slices, np.full(len(slices), 0.45, np.float32)
+        if h > 4 * w:  # stretched back to the tiles' own shape: 12 of them, one above the other
+            tile_h = h / 12
+            tiles = np.array([[0.1 * w, k * tile_h, 0.9 * w, (k + 0.95) * tile_h] for k in range(12)], np.float32)
+            return tiles, np.full(12, 0.7, np.float32)
+        return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
+
+    rec._detect_once = detect_once
+    boxes, scores, aspect = rec._aspect_retry(image, *detect_once(image))
+    assert aspect == pytest.approx(0.167) and len(boxes) == 12

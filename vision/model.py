@@ -99,6 +99,13 @@ def nms(boxes: np.ndarray, scores: np.ndarray, min_score: float, iou: float) -> 
     return np.array(idx, np.int64).reshape(-1)
 
 
+def tile_shaped(boxes: np.ndarray, factor: float, tile_shape: tuple[float, float]) -> np.ndarray:
+    """Which boxes are shaped like a tile once the pass's stretch (factor, width/height) is undone."""
+    w, h = (boxes[:, 2] - boxes[:, 0]) * factor, boxes[:, 3] - boxes[:, 1]
+    ratio = np.minimum(w, h) / np.maximum(np.maximum(w, h), 1e-6)
+    return (ratio >= tile_shape[0]) & (ratio <= tile_shape[1])
+
+
 def pass_quality(boxes: np.ndarray, scores: np.ndarray, factor: float, sure_score: float, min_sure: int,
                  tile_shape: tuple[float, float]) -> float:
     """How sure a detector pass is of having found tiles: the median score of its sure boxes,
@@ -108,10 +115,7 @@ def pass_quality(boxes: np.ndarray, scores: np.ndarray, factor: float, sure_scor
     sure = scores >= sure_score
     if not sure.any():
         return 0.0
-    b = boxes[sure]
-    w, h = (b[:, 2] - b[:, 0]) * factor, b[:, 3] - b[:, 1]
-    ratio = np.minimum(w, h) / np.maximum(np.maximum(w, h), 1e-6)
-    shaped = float(((ratio >= tile_shape[0]) & (ratio <= tile_shape[1])).mean())
+    shaped = float(tile_shaped(boxes[sure], factor, tile_shape).mean())
     return float(np.median(scores[sure])) * min(1.0, sure.sum() / min_sure) * shaped
 
 
@@ -281,8 +285,10 @@ class Recognizer:
                            b, s, float(factor)))
         # a wrong stretch can merge a row into one sure "tile": only passes that find at least
         # half as many sure tiles as the most fruitful one compete, and the photo as it is wins
-        # unless another pass is clearly surer
-        most = max(p[1] for p in passes)
+        # unless another pass is clearly surer. A pass none of whose sure boxes is tile-shaped
+        # (quality 0) found no tiles however many boxes it has: a detector that cut a squashed
+        # photo's 12 tiles into 47 slices outvoted the stretch that found them.
+        most = max((p[1] for p in passes if p[0] > 0), default=0)
         best = max((p for p in passes if p[1] >= float(retry["count_share"]) * most), key=lambda p: p[0])
         if best[0] <= first + float(retry["margin"]):
             return boxes, scores, 1.0
