@@ -184,6 +184,14 @@ study's photos (below) have complete labels.
 """
 
 
+def _procedural_photos(info: dict) -> str:
+    n = info.get("det_procedural") or 0
+    if n:
+        return f"The shipped detector's last round trained on {n} of them."
+    return ("The shipped detector predates them (a round with them is compared under \"Tile styles seen and "
+            "unseen\"); `make train` adds 600.")
+
+
 def _style_section(st: dict | None) -> str:
     if not st:
         return ""
@@ -321,12 +329,13 @@ with the crop's own turn this gives upright / upside_down / sideways.
   Each classifier epoch draws {info.get('styles_per_epoch', 24)} new sets and {cls.get('procedural_per_epoch', 'n/a')} of their tiles. One font family and
   one way of drawing circles are never drawn in training (`procedural.LEAVE_OUT`), to measure an unseen style.
 - **Procedural table photos** for the detector (`training/train_detector.py` `write_procedural_photos`,
-  {info.get('det_procedural', 0)} photos, a new set every 8): rows and loose tiles from a tilted camera on felt, wood, plastic
-  or printed paper (`training/scenes.py`), with sleeves, racks, phones, coins and glare that carry no label.
+  a new set every 8 photos): rows and loose tiles from a tilted camera on felt, wood, plastic or printed
+  paper (`training/scenes.py`), with sleeves, racks, phones, coins and glare that carry no label.
+  {_procedural_photos(info)}
 
 ## Training
 
-`python -m vision train` (see `training/train.py`), seed {info.get('seed')}, CPU only ({info.get('threads')} threads), {info.get('date')}.
+`python -m vision train` (see `training/train.py`), seed {info.get('seed')}, CPU only ({info.get('threads')} thread{'s' if info.get('threads') != 1 else ''}), {info.get('date')}.
 
 - Detector: yolo11n.yaml from scratch, imgsz {info.get('det_imgsz')}, batch 16, mosaic, flips (fine for a
   class-agnostic detector), +-10 deg rotation, {_det_rounds(info)}.{_gpu_round(info)}
