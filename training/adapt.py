@@ -186,17 +186,6 @@ def crops_from_calibration(image: np.ndarray, recognizer, boxes: np.ndarray | No
     return crops, labels
 
 
-CALIBRATION_LAYOUTS = 8  # the calibration photo and 7 new layouts of its tiles for the detector
-
-
-def calibration_photos(image: np.ndarray, boxes: np.ndarray, seed: int = 0) -> list[tuple[np.ndarray, np.ndarray]]:
-    """What the detector is tuned and checked on from one calibration photo: the photo and new
-    layouts of its confirmed tiles on its own table (training/recompose.py)."""
-    from training.recompose import recomposed_photos
-
-    return recomposed_photos(image, boxes, CALIBRATION_LAYOUTS, seed)
-
-
 def folder_photos(folder: Path) -> list[tuple[np.ndarray, np.ndarray]]:
     """(BGR image, confirmed boxes xyxy) of every readable photo of a YOLO folder."""
     photos = []
@@ -238,8 +227,7 @@ def adapt_calibration(models_dir: Path, photo: Path, epochs: int = 30, seed: int
     boxes = calibration_boxes(image, Recognizer(models_dir))
     crops, cls = crops_from_calibration(image, None, boxes)
     report = adapt_crops(Path(models_dir), crops, cls, np.zeros(len(cls), np.int64), epochs=epochs, seed=seed)
-    return _with_detector(report, models_dir, calibration_photos(image, boxes, seed) if detector else [], detector,
-                          det_epochs, det_imgsz, seed)
+    return _with_detector(report, models_dir, [(image, boxes)], detector, det_epochs, det_imgsz, seed)
 
 
 def main(argv=None) -> int:

@@ -11,9 +11,8 @@ held part; then, as for the classifier, it is fine-tuned once more on every phot
 A single photo (a calibration photo) leaves no photo to hold out, and the same photo shrunk,
 darker and blurred is no check: measured on the adapt study (a KDE set never trained on), a
 detector tuned on its calibration photo passed that check (1 -> 0 errors) and then found 97.1%
-of the test photos' tiles instead of 99.4%, with 67 extras instead of 38: it learnt the layout.
-So the detector is tuned from two photos or more, and `adapt --calibration` gives it the photo
-and new layouts of its tiles (training/recompose.py), holding some layouts out.
+of the test photos' tiles instead of 99.4%, with 67 extras instead of 38. So the detector is
+tuned from two photos or more only; `adapt --calibration` adapts the classifier alone.
 """
 from __future__ import annotations
 

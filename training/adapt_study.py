@@ -501,7 +501,7 @@ def run_detector_study(data_root: Path, models_dir: Path, work: Path, set_name: 
                        epochs: int | None = None, log=print) -> dict:
     """The detector's part of adapt alone (the classifier as shipped), from the 5 adapt photos'
     boxes and from the calibration photo's 42, each scored on the test photos before and after."""
-    from training.adapt import calibration_boxes, calibration_photos, folder_photos
+    from training.adapt import calibration_boxes, folder_photos
     from training.adapt_detector import DET_EPOCHS, adapt_detector
     from vision.model import Recognizer
 
@@ -509,7 +509,7 @@ def run_detector_study(data_root: Path, models_dir: Path, work: Path, set_name: 
     out = {"set": set_name, "seed": seed, "test_photos": TEST_PHOTOS, "before": score_models(shipped, test)}
     image = cv2.imread(str(calibration), cv2.IMREAD_COLOR)
     sources = (("folder", lambda: folder_photos(folder)),
-               ("calibration", lambda: calibration_photos(image, calibration_boxes(image, Recognizer(shipped)), seed)))
+               ("calibration", lambda: [(image, calibration_boxes(image, Recognizer(shipped)))]))
     for path, photos in sources:
         models = fresh_models(shipped, run / f"models-det-{path}")
         try:
