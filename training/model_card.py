@@ -189,7 +189,7 @@ def _procedural_photos(info: dict) -> str:
     if n:
         return f"The shipped detector's last round trained on {n} of them."
     return ("The shipped detector predates them (a round with them is compared under \"Tile styles seen and "
-            "unseen\"); `make train` adds 600.")
+            "unseen\"); `python -m vision train --det-procedural N` adds N.")
 
 
 def _style_section(st: dict | None) -> str:

@@ -310,7 +310,7 @@ class FaceDrawer:
         if n == 1:
             self.one_stick(c)
         else:
-            rows = 3 if n in (7, 9) or (n == 5 and False) else 2
+            rows = 3 if n in (7, 9) else 2
             length = (0.27 if rows == 3 else 0.38) * self.h * self.rng.uniform(0.92, 1.02)
             width = self.w * (0.11 if n < 6 else 0.09) * self.s["stroke"]
             for k, (x, y, tilt) in enumerate(self.STICK_LAYOUT[n]):
