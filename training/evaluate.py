@@ -194,16 +194,13 @@ AS_LABELLED_KEYS = ("tiles_found", "tiles_right", "precision", "photos_all_right
                     "flower_recall", "per_class_recall", "extras", "extras_on_labelled", "photos_exactly_right")
 
 
-def evaluate(folder, recognizer, classes: bool = True, progress: bool = True, fixes: dict | None = None) -> dict:
-    """Run recognizer.recognize on every labelled photo of folder and score it.
-
-    fixes (label_fixes.load_fixes()) are reviewed corrections of published labels; where any
-    apply, the report is scored on the corrected labels and keeps the figures as labelled
-    under "as_labelled".
-    """
+def read_folder(folder, recognizer, fixes: dict | None = None, progress: bool = False) -> dict:
+    """Run recognizer.recognize on every readable labelled photo of folder: {"names" (image
+    paths), "gts" (labels with fixes applied), "published" (labels as published), "preds",
+    "latencies" (seconds), "label_fixes" (how many fixes applied)}; gts and published are
+    (classes, boxes xyxy) per photo."""
     pairs = list_pairs(Path(folder))
-    gts, published, preds, latencies = [], [], [], []
-    n_fixed = 0
+    out = {"names": [], "gts": [], "published": [], "preds": [], "latencies": [], "label_fixes": 0}
     for i, (img_path, lab_path) in enumerate(pairs):
         image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
         if image is None:
@@ -211,19 +208,31 @@ def evaluate(folder, recognizer, classes: bool = True, progress: bool = True, fi
         h, w = image.shape[:2]
         labels = read_labels(lab_path)
         fixed, n = apply_fixes(img_path.name, labels, fixes or {})
-        n_fixed += n
-        published.append(labels_to_xyxy(labels, w, h))
-        gts.append(labels_to_xyxy(fixed, w, h))
+        out["label_fixes"] += n
+        out["names"].append(img_path)
+        out["published"].append(labels_to_xyxy(labels, w, h))
+        out["gts"].append(labels_to_xyxy(fixed, w, h))
         t0 = time.perf_counter()
-        preds.append(recognizer.recognize(image))
-        latencies.append(time.perf_counter() - t0)
+        out["preds"].append(recognizer.recognize(image))
+        out["latencies"].append(time.perf_counter() - t0)
         if progress:
             progress_bar(i + 1, len(pairs))
-    report = score(gts, preds, latencies, classes)
+    return out
+
+
+def evaluate(folder, recognizer, classes: bool = True, progress: bool = True, fixes: dict | None = None) -> dict:
+    """Run recognizer.recognize on every labelled photo of folder and score it.
+
+    fixes (label_fixes.load_fixes()) are reviewed corrections of published labels; where any
+    apply, the report is scored on the corrected labels and keeps the figures as labelled
+    under "as_labelled".
+    """
+    run = read_folder(folder, recognizer, fixes, progress)
+    report = score(run["gts"], run["preds"], run["latencies"], classes)
     report["folder"] = str(folder)
-    if n_fixed:
-        as_labelled = score(published, preds, None, classes)
-        report["label_fixes"] = n_fixed
+    if run["label_fixes"]:
+        as_labelled = score(run["published"], run["preds"], None, classes)
+        report["label_fixes"] = run["label_fixes"]
         report["as_labelled"] = {k: as_labelled[k] for k in AS_LABELLED_KEYS if k in as_labelled}
     return report
 

@@ -192,13 +192,19 @@ def _procedural_photos(info: dict) -> str:
             "unseen\"); `python -m vision train --det-procedural N` adds N.")
 
 
+def style_rows(rows: list[dict]) -> str:
+    """The style study's table (training/style_study.card_summary rows), header included."""
+    body = "\n".join(f"| {r['models']} | {r['set']} | {_pct(r['tiles_right'])} | {_pct(r['tiles_found'])} | "
+                     f"{_pct(r['photos_exactly_right'])} | {r['extras_per_photo']:.2f} | "
+                     f"{_pct(r.get('flower_tiles_right'))} | {_pct(r.get('flower_tiles_right_taiwan'))} |"
+                     for r in rows)
+    return ("| models | photos | tiles right | tiles found | photos exactly right | extras / photo | "
+            "flowers by printed number | flowers under `taiwan` |\n|---|---|---:|---:|---:|---:|---:|---:|\n" + body)
+
+
 def _style_section(st: dict | None) -> str:
     if not st:
         return ""
-    rows = "\n".join(f"| {r['models']} | {r['set']} | {_pct(r['tiles_right'])} | {_pct(r['tiles_found'])} | "
-                     f"{_pct(r['photos_exactly_right'])} | {r['extras_per_photo']:.2f} | "
-                     f"{_pct(r.get('flower_tiles_right'))} | {_pct(r.get('flower_tiles_right_taiwan'))} |"
-                     for r in st["rows"])
     left_out = ", ".join(f"{k} {v}" for k, v in st.get("leave_out", {}).items())
     return f"""
 ## Tile styles seen and unseen (`python -m training.style_study`, {st.get('date')})
@@ -211,9 +217,7 @@ drawn only in the left-out style, also on red bodies with light ink and on ivory
 share of flower and season tiles given the right tile (1f-8f) under the default tile set, which takes
 the number read off each tile (their sets print 菊/竹 3 and 4 either way).
 
-| models | photos | tiles right | tiles found | photos exactly right | extras / photo | flowers by printed number | flowers under `taiwan` |
-|---|---|---:|---:|---:|---:|---:|---:|
-{rows}
+{style_rows(st["rows"])}
 {"".join(f"{chr(10)}- {w}" for w in st.get("why", []))}
 """
 

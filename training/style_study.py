@@ -21,15 +21,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from training import procedural, scenes
 from training.adapt_study import compose_photo, write_photo
-from training.dataset import labels_to_xyxy, list_pairs, read_labels
 from training.evaluate import match_boxes, score
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,38 +66,30 @@ def make_folder(folder: Path, name: str, count: int, seed: int) -> Path:
 def score_folder(models_dir: Path, folder: Path, fixed_numbers: dict | None = None) -> dict:
     """Full-pipeline figures on one folder, and flower tiles by their printed number (from the
     folder's numbers.json, or fixed_numbers {class: number} for every photo)."""
+    from training.evaluate import read_folder
     from vision.classes import FLOWER_CLASSES, printed_flower_tile
     from vision.model import Recognizer
     from vision.pipeline import to_tiles
 
-    rec = Recognizer(models_dir)
+    run = read_folder(folder, Recognizer(models_dir))
     numbers = json.loads((folder / "numbers.json").read_text()) if (folder / "numbers.json").exists() else None
     if fixed_numbers is not None:
-        numbers = {p.stem: {str(k): v for k, v in fixed_numbers.items()} for p, _ in list_pairs(folder)}
-    gts, preds, latencies = [], [], []
+        numbers = {p.stem: {str(k): v for k, v in fixed_numbers.items()} for p in run["names"]}
     flowers = flowers_right = flowers_right_by_class = 0
-    for img_path, lab_path in list_pairs(folder):
-        image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
-        h, w = image.shape[:2]
-        g_cls, g_boxes = labels_to_xyxy(read_labels(lab_path), w, h)
-        t0 = time.perf_counter()
-        dets = rec.recognize(image)
-        latencies.append(time.perf_counter() - t0)
-        gts.append((g_cls, g_boxes))
-        preds.append(dets)
+    for path, (g_cls, g_boxes), dets in zip(run["names"], run["gts"], run["preds"]):
         if numbers is None:
-            continue
-        printed = numbers[img_path.stem]
+            break
+        printed = numbers[path.stem]
         tiles, by_class = to_tiles(dets), to_tiles(dets, "taiwan")
-        got = dict(match_boxes([d["box"] for d in dets], g_boxes))
+        pred_of = {g: p for p, g in match_boxes([d["box"] for d in dets], g_boxes)}
         for g, c in enumerate(g_cls):
             if int(c) in FLOWER_CLASSES:
                 flowers += 1
                 want = printed_flower_tile(int(c), printed[str(int(c))])
-                p = next((p for p, gg in got.items() if gg == g), None)
+                p = pred_of.get(g)
                 flowers_right += p is not None and tiles[p]["tile"] == want
                 flowers_right_by_class += p is not None and by_class[p]["tile"] == want
-    r = score(gts, preds, latencies)
+    r = score(run["gts"], run["preds"], run["latencies"])
     keep = ("photos", "labelled_tiles", "tiles_found", "tiles_right", "photos_all_right", "photos_exactly_right",
             "extras", "extras_per_photo", "flower_recall", "confusions", "latency_ms_median")
     out = {k: r[k] for k in keep if k in r}
@@ -132,14 +121,10 @@ def run(models: list[Path], work: Path, photos: int, seed: int = 0, valid: Path 
 
 
 def format_table(study: dict) -> str:
-    lines = ["| models | photos | tiles right | tiles found | photos exactly right | extras / photo | flowers (tile by printed number) |",
-             "|---|---|---:|---:|---:|---:|---:|"]
-    for m, sets in study["results"].items():
-        for name, r in sets.items():
-            fl = f"{r['flower_tiles_right']:.1%}" if "flower_tiles" in r else "-"
-            lines.append(f"| {m} | {name} | {r['tiles_right']:.1%} | {r['tiles_found']:.1%} | "
-                         f"{r['photos_exactly_right']:.1%} | {r['extras_per_photo']:.2f} | {fl} |")
-    return "\n".join(lines)
+    """The study's rows for the console, as the model card shows them."""
+    from training.model_card import style_rows
+
+    return style_rows(card_summary(study)["rows"])
 
 
 def main(argv=None) -> int:

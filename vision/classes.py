@@ -47,13 +47,18 @@ def tileset_names() -> list[str]:
     return sorted(_tileset_data()["tilesets"])
 
 
+def _tileset(name: str) -> dict:
+    """The named entry of tilesets.json; ValueError naming the known ones."""
+    sets = _tileset_data()["tilesets"]
+    if name not in sets:
+        raise ValueError(f"unknown tile set {name!r}; known: {', '.join(sorted(sets))}")
+    return sets[name]
+
+
 @lru_cache(maxsize=None)
 def tile_notation(tileset: str = DEFAULT_TILESET) -> tuple[str, ...]:
     """Engine notation of each class index (43 strings) under the named tile set."""
-    sets = _tileset_data()["tilesets"]
-    if tileset not in sets:
-        raise ValueError(f"unknown tile set {tileset!r}; known: {', '.join(sorted(sets))}")
-    overrides = sets[tileset]["tiles"]
+    overrides = _tileset(tileset)["tiles"]
     open_names = {c["name"] for c in _CLASSES if c["tile"] is None}
     if set(overrides) != open_names:
         raise ValueError(f"tile set {tileset!r} in {TILESETS_FILE.name} must map exactly "
@@ -78,10 +83,7 @@ def class_to_tile(cls: int, tileset: str = DEFAULT_TILESET) -> str:
 def number_reading(tileset: str = DEFAULT_TILESET) -> float | None:
     """The confidence from which a tile set takes a flower's tile from its printed number, or
     None for a set that maps flowers by class alone."""
-    sets = _tileset_data()["tilesets"]
-    if tileset not in sets:
-        raise ValueError(f"unknown tile set {tileset!r}; known: {', '.join(sorted(sets))}")
-    entry = sets[tileset]
+    entry = _tileset(tileset)
     return float(entry.get("min_confidence", 0.0)) if entry.get("read_numbers") else None
 
 
