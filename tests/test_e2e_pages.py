@@ -299,6 +299,11 @@ def test_english_switch(real_server, new_page):
     expect(page.locator("#create-game")).to_have_text("Start game")
     page.click("#lang-switch")
     expect(page.locator("#create-game")).to_have_text("開局")
+    # the live view's status line follows a change of language too
+    page.goto(real_server["url"] + "/live")
+    expect(page.locator("#live-status")).to_have_text("尚未開始")
+    page.click("#lang-switch")
+    expect(page.locator("#live-status")).to_have_text("Not started")
 
 
 # ---------- (a) a real photo on the real server ----------

@@ -25,6 +25,7 @@ const state = {
   last: null,
   sources: { attached: false, secure: false, camera: false }, // what this page can use
   win: null, // {key, result} of the last complete hand scored
+  status: null, // {key, kind, detail} of the status line (see status())
 };
 
 // ---------- one frame ----------
@@ -178,6 +179,13 @@ function showFrame(blob) {
   $("#video-box").hidden = false;
 }
 
+// The status line is kept as its message key, so that a change of language says it again
+// (detail: text that comes translated already, a server's error message).
+function status(key, kind = "info", detail = "") {
+  state.status = { key, kind, detail };
+  say($("#live-status"), t(key) + detail, kind);
+}
+
 async function loop() {
   while (state.running) {
     const started = performance.now();
@@ -185,9 +193,9 @@ async function loop() {
       const blob = state.source === "server" ? await grabServerFrame() : await grabBrowserFrame();
       if (state.source === "server" && $("#frame-view").dataset.mode !== "stream") showFrame(blob);
       await analyse(blob);
-      say($("#live-status"), t("live_status_running"), "ok");
+      status("live_status_running", "ok");
     } catch (e) {
-      say($("#live-status"), t("error_prefix") + e.message, "error");
+      status("error_prefix", "error", e.message);
       if (e.status === 503 || e.status === 404) { stop(); break; }
     }
     // about once a second, never two frames in flight
@@ -204,7 +212,7 @@ async function start() {
       // say what went wrong: a refusal, no camera, a busy camera (the page is a secure context here)
       const why = ["NotAllowedError", "SecurityError"].includes(e.name) ? "live_cam_denied"
         : ["NotReadableError", "AbortError", "TrackStartError"].includes(e.name) ? "live_cam_busy" : "live_cam_none";
-      say($("#live-status"), t(why), "error");
+      status(why, "error");
       return;
     }
     const video = $("#video");
@@ -247,10 +255,10 @@ $("#frame-input").addEventListener("change", async (ev) => {
   showFrame(file);
   try {
     await analyse(file);
-    say($("#live-status"), t("live_file_help"), "ok");
+    status("live_file_help", "ok");
     reveal($("#video-box"), "start");
   } catch (e) {
-    say($("#live-status"), t("error_prefix") + e.message, "error");
+    status("error_prefix", "error", e.message);
   }
 });
 
@@ -371,6 +379,7 @@ window.addEventListener("langchange", () => {
   renderMine();
   fillRules();
   $("#live-toggle").textContent = state.running ? t("live_stop") : t("live_start");
+  if (state.status) status(state.status.key, state.status.kind, state.status.detail);
   if (state.last) renderHints(state.last);
 });
 
@@ -387,7 +396,7 @@ $("#tileset").addEventListener("change", (ev) => {
 });
 $("#rules").addEventListener("change", () => { state.win = null; if (state.last) renderHints(state.last); });
 
-say($("#live-status"), t("live_status_idle"));
+status("live_status_idle");
 buildKeyboard();
 renderMine();
 fillRules();
