@@ -24,7 +24,7 @@ export default {
   photo_take: "Take / choose a photo",
   photo_drop: "or drop a photo here",
   tileset_label: "Tile set",
-  tileset_printed: "As printed on each flower (read from the photo)",
+  tileset_printed: "Flower numbers as printed",
   tileset_taiwan: "Taiwanese (bamboo 3, chrysanthemum 4)",
   tileset_hk: "HK corner index (chrysanthemum 3, bamboo 4)",
   recognizing: "Recognizing…",
