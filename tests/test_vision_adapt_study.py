@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from training import adapt_study as study
+from training import compose
 from training.calibration import CALIBRATION_ORDER, calibration_labels, rows_of
 from training.dataset import labels_to_xyxy, read_labels
 from training.evaluate import iou_matrix
@@ -39,7 +40,7 @@ def test_every_class_has_a_face_and_the_bodies_hold_them(tileset):
 @pytest.mark.parametrize("kind, seed", [("hand", 0), ("hand", 5), ("scatter", 1)])
 def test_photo_labels_match_the_tiles_drawn(tileset, tmp_path, kind, seed):
     rng = np.random.default_rng(seed)
-    image, cls, boxes = study.compose_photo(tileset, kind, rng)
+    image, cls, boxes = compose.compose_photo(tileset, kind, rng)
     h, w = image.shape[:2]
     assert 1000 <= w <= 1600 and image.dtype == np.uint8
     assert len(cls) == len(boxes) >= (13 if kind == "hand" else 8)
@@ -50,7 +51,7 @@ def test_photo_labels_match_the_tiles_drawn(tileset, tmp_path, kind, seed):
     # one box per tile: neighbours in a row touch, none is labelled twice
     iou = iou_matrix(boxes, boxes)
     assert iou[~np.eye(len(boxes), dtype=bool)].max() < 0.3
-    path = study.write_photo(tmp_path, "p", image, cls, boxes)
+    path = compose.write_photo(tmp_path, "p", image, cls, boxes)
     back_cls, back_boxes = labels_to_xyxy(read_labels(tmp_path / "labels" / "p.txt"), w, h)
     assert path.exists()
     assert (back_cls == cls).all()
@@ -59,7 +60,7 @@ def test_photo_labels_match_the_tiles_drawn(tileset, tmp_path, kind, seed):
 
 def test_hand_rows_do_not_overlap_and_melds_lie_sideways():
     for seed in range(20):
-        placed = study.hand_layout(np.random.default_rng(seed), 0.8)
+        placed = compose.hand_layout(np.random.default_rng(seed), 0.8)
         rows = {}
         for p in placed:
             rows.setdefault(p["y"] < -0.6, []).append(p)  # the second row lies 1.15-1.8 tiles behind
@@ -72,7 +73,7 @@ def test_hand_rows_do_not_overlap_and_melds_lie_sideways():
 
 
 def test_scattered_tiles_keep_apart():
-    placed = study.scatter_layout(np.random.default_rng(3), 0.8)
+    placed = compose.scatter_layout(np.random.default_rng(3), 0.8)
     xy = np.array([[p["x"], p["y"]] for p in placed])
     dist = np.hypot(*(xy[:, None] - xy[None]).transpose(2, 0, 1))
     assert 8 <= len(placed) <= 30
@@ -81,7 +82,7 @@ def test_scattered_tiles_keep_apart():
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_calibration_photo_reads_back_in_calibration_order(tileset, seed):
-    image, cls, boxes = study.compose_photo(tileset, "calibration", np.random.default_rng(seed))
+    image, cls, boxes = compose.compose_photo(tileset, "calibration", np.random.default_rng(seed))
     assert len(boxes) == 42
     order = [i for row in rows_of(boxes) for i in row]
     assert tuple(cls[order]) == CALIBRATION_ORDER

@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("PIL")
 
-from training import procedural, scenes  # noqa: E402
+from training import scenes  # noqa: E402
 from training.procedural import LEAVE_OUT, flower_number, font_families, make_tileset, random_style  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not font_families(), reason="no CJK font of training/fonts.json installed")
@@ -79,6 +79,28 @@ def test_procedural_detector_photos_are_labelled(tmp_path):
     assert all((lab[:, 0] == 0).all() and (lab[:, 1:] > 0).all() and (lab[:, 1:] <= 1).all() for lab in labels)
     _, boxes = labels_to_xyxy(labels[0], 480, 480)
     assert (boxes[:, 2] > boxes[:, 0]).all()
+
+
+def test_squashed_procedural_photos_keep_their_boxes_on_the_tiles(tmp_path):
+    """Resized to a square as the publisher's photos are, a photo keeps each tile's box in
+    the same place relative to the photo: the normalised labels do not change."""
+    import cv2
+
+    from training.dataset import read_labels
+    from training.train_detector import write_procedural_photos
+
+    out = {}
+    for share in (0.0, 1.0):
+        d = tmp_path / str(share)
+        (d / "images").mkdir(parents=True)
+        (d / "labels").mkdir()
+        write_procedural_photos(d / "images", d / "labels", 2, seed=3, max_side=480, squash_share=share,
+                                squash_size=256)
+        out[share] = ([cv2.imread(str(p)).shape[:2] for p in sorted((d / "images").glob("*.jpg"))],
+                      [read_labels(p) for p in sorted((d / "labels").glob("*.txt"))])
+    assert out[1.0][0] == [(256, 256)] * 2 and (256, 256) not in out[0.0][0]
+    for kept, squashed in zip(out[0.0][1], out[1.0][1]):
+        assert kept.shape == squashed.shape and np.allclose(kept, squashed, atol=2e-3)
 
 
 def test_classifier_crops_carry_the_printed_number():

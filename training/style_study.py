@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from training import procedural, scenes
-from training.adapt_study import compose_photo, write_photo
+from training.compose import compose_photo, write_photo
 from training.evaluate import match_boxes, score
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -42,7 +42,7 @@ def real_number(cls: int) -> int:
 def procedural_crop(tileset: dict, cls: int, rng: np.random.Generator, backgrounds: list | None,
                     max_angle: float = 0.0) -> np.ndarray:
     """A crop of one tile of a procedural set, seen from straight above or with its side showing."""
-    from training.adapt_study import tile_picture
+    from training.compose import tile_picture
 
     view = PROCEDURAL_VIEWS[int(rng.integers(len(PROCEDURAL_VIEWS)))]
     tile, mask = tile_picture(tileset, cls, view, rng, int(rng.integers(70, 130)))

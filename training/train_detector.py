@@ -129,11 +129,15 @@ def export_detector(best_pt: Path, out_path: Path, imgsz: int = DET_IMGSZ) -> Pa
 
 
 def write_procedural_photos(img_dir: Path, lab_dir: Path, count: int, seed: int = 0, per_set: int = 8,
-                            max_side: int = 960) -> int:
+                            max_side: int = 960, squash_share: float = 0.5, squash_size: int = 640) -> int:
     """count synthetic photos of procedural tile sets (training/procedural.py, never the held-out
     style) on procedural tables with distractors and glare (training/scenes.py), one class "tile";
-    a new set every per_set photos. Returns the number of tiles labelled."""
-    from training import adapt_study, procedural, scenes
+    a new set every per_set photos. Returns the number of tiles labelled.
+
+    squash_share of them are resized to squash_size square, as the data set's publisher resized
+    every photo: a round whose new photos all kept their aspect learnt that a tile is never that
+    thin and cut the squashed photos' tiles into slices."""
+    from training import compose, procedural, scenes
 
     rng = np.random.default_rng((seed, 15))
     tiles = 0
@@ -142,7 +146,7 @@ def write_procedural_photos(img_dir: Path, lab_dir: Path, count: int, seed: int 
         if i % per_set == 0:
             tileset = procedural.make_tileset(procedural.random_style(rng), rng)
         table = scenes.table_top(int(rng.integers(500, 900)), int(rng.integers(700, 1200)), rng)
-        img, _, boxes = adapt_study.compose_photo(tileset, "scatter" if rng.random() < 0.3 else "hand", rng, [table])
+        img, _, boxes = compose.compose_photo(tileset, "scatter" if rng.random() < 0.3 else "hand", rng, [table])
         img = scenes.add_distractors(img, rng, boxes)
         if rng.random() < 0.3:
             img = scenes.add_glare(img, rng)
@@ -151,6 +155,10 @@ def write_procedural_photos(img_dir: Path, lab_dir: Path, count: int, seed: int 
         if scale < 1:
             img = cv2.resize(img, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
             boxes = boxes * scale
+        if rng.random() < squash_share:
+            h, w = img.shape[:2]
+            boxes = boxes * np.array([squash_size / w, squash_size / h] * 2)
+            img = cv2.resize(img, (squash_size, squash_size), interpolation=cv2.INTER_AREA)
         h, w = img.shape[:2]
         keep = (boxes[:, 2] - boxes[:, 0] > 2) & (boxes[:, 3] - boxes[:, 1] > 2)
         cv2.imwrite(str(Path(img_dir) / f"procedural_{i:04d}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 90])
