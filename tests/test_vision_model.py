@@ -295,6 +295,36 @@ def test_adapt_learns_relabelled_tiles_and_keeps_previous(tmp_path):
     assert (models / "classifier.onnx").read_bytes() != old_onnx
 
 
+def test_calibration_says_the_printed_number_of_each_flower():
+    from training.calibration import calibration_numbers
+
+    labels = calibration_labels(_grid((9, 9, 9, 7, 8)))
+    numbers = calibration_numbers(labels)
+    assert sorted(numbers[labels >= 34].tolist()) == [1, 1, 2, 2, 3, 3, 4, 4]
+    laid = dict(zip(labels.tolist(), numbers.tolist()))
+    assert [laid[c] for c in (38, 39, 41, 40)] == [1, 2, 3, 4]  # 梅蘭竹菊 as laid, 1 to 4
+    assert (numbers[labels < 34] == 0).all()
+
+
+def test_adapt_teaches_the_number_head_the_numbers_it_is_given(tmp_path):
+    from training.adapt import adapt_crops
+    from training.dataset import crops_from_pairs, list_pairs
+
+    models = tmp_path / "models"
+    models.mkdir()
+    for name in ("classifier.pt", "classifier.onnx"):
+        shutil.copy2(MODELS / name, models / name)
+    data = crops_from_pairs(list_pairs(FIXTURES)[:3])
+    keep = np.arange(len(data["cls"])) < 24
+    crops, cls, groups = data["crops"][keep], data["cls"][keep], data["image_index"][keep]
+    # a set printing numbers the head has never seen on these faces: it must learn them
+    numbers = (cls % 4) + 1
+    report = adapt_crops(models, crops, cls, groups, epochs=2, holdout_share=0.0, seed=0, numbers=numbers)
+    assert report["new_number_accuracy"] > max(0.6, report["old_number_accuracy"] + 0.2)
+    plain = adapt_crops(models, crops, cls, groups, epochs=1, holdout_share=0.0, seed=0, install_if_better=False)
+    assert plain["old_number_accuracy"] is None and plain["new_number_accuracy"] is None
+
+
 def test_adapt_keeps_model_when_not_better(tmp_path, monkeypatch):
     import training.adapt as adapt
     from training.cls_net import TileNet

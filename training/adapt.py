@@ -30,11 +30,11 @@ from torch.nn import functional as F
 
 from training.adapt_detector import DET_EPOCHS, adapt_detector, keep_previous
 from training.augment import photometric, rotate_cw
-from training.calibration import CALIBRATION_ORDER, calibration_labels
+from training.calibration import CALIBRATION_ORDER, calibration_labels, calibration_numbers
 from training.cls_net import TileNet, export_onnx, load_weights
 from training.dataset import crops_from_pairs, labels_to_xyxy, list_pairs, read_labels
 from training.quantize import quantize_classifier
-from training.train_classifier import to_tensor
+from training.train_classifier import NO_NUMBER, to_tensor
 from vision.crops import cut_crop, to_input
 
 WEIGHTS_FILE = "classifier.pt"
@@ -68,9 +68,33 @@ def accuracy(net: TileNet, crops: np.ndarray, cls: np.ndarray, rng_seed: int = 1
         return float((net(x)[0].argmax(1) == y).float().mean())
 
 
+def number_targets(numbers: np.ndarray | None, n: int) -> np.ndarray:
+    """Number head targets (0-3) from printed numbers (1-4; 0 or None: unknown, NO_NUMBER)."""
+    if numbers is None:
+        return np.full(n, NO_NUMBER, np.int64)
+    numbers = np.asarray(numbers, np.int64)
+    return np.where(numbers > 0, numbers - 1, NO_NUMBER)
+
+
+def number_accuracy(net: TileNet, crops: np.ndarray, numbers: np.ndarray | None, rng_seed: int = 1,
+                    copies: int = 4) -> float | None:
+    """Share of the tiles with a known printed number whose number the head reads (None: none known)."""
+    want = number_targets(numbers, len(crops))
+    known = np.flatnonzero(want != NO_NUMBER)
+    if not len(known):
+        return None
+    rng = np.random.default_rng(rng_seed)
+    pick = np.tile(known, copies)
+    net.eval()
+    with torch.no_grad():
+        x, _ = augmented_batch(crops, want, rng, len(pick), pick)
+        return float((net(x)[2].argmax(1).numpy() == want[pick]).mean())
+
+
 def fine_tune(net: TileNet, crops: np.ndarray, cls: np.ndarray, epochs: int = 30, steps_per_epoch: int = 20,
-              batch: int = 64, lr: float = 2e-3, seed: int = 0) -> TileNet:
-    """Fine-tune class head and body on the user's crops.
+              batch: int = 64, lr: float = 2e-3, seed: int = 0, numbers: np.ndarray | None = None) -> TileNet:
+    """Fine-tune class head and body on the user's crops, and the number head on the flowers
+    whose printed number the user's labels say (numbers: 1-4, 0 unknown; a calibration photo).
 
     Measured on photos of a tile set the models never saw (training/adapt_study.py): at the
     training's box jitter the net learns a tile together with the side of it the photo
@@ -80,20 +104,27 @@ def fine_tune(net: TileNet, crops: np.ndarray, cls: np.ndarray, epochs: int = 30
     teach the net never to say autumn (nor `back`, which users never label). 600 steps
     (about 2.5 min on two cores) read that set better than 300 (96.2% against 95.3% of its
     tiles from one calibration photo, three seeds); what counts is crops seen, not steps.
+    The number head learns too where the labels say what a flower prints: a set's own flower
+    pictures, and where it prints the number, are what the trained head has never seen.
     """
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     present = np.unique(cls)
     within = np.zeros(int(present.max()) + 1, np.int64)
     within[present] = np.arange(len(present))  # class index -> position among the present ones
+    want = number_targets(numbers, len(cls))
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
     total = epochs * steps_per_epoch
     for step in range(total):
         net.train()
         for g in opt.param_groups:
             g["lr"] = lr * 0.5 * (1 + np.cos(np.pi * step / total))
-        x, y = augmented_batch(crops, cls, rng, batch, balanced_pick(cls, rng, batch), MAX_JITTER)
-        loss = F.cross_entropy(net(x)[0][:, present], torch.as_tensor(within[y.numpy()]), label_smoothing=0.05)
+        pick = balanced_pick(cls, rng, batch)
+        x, y = augmented_batch(crops, cls, rng, batch, pick, MAX_JITTER)
+        out_cls, _, out_num = net(x)
+        loss = F.cross_entropy(out_cls[:, present], torch.as_tensor(within[y.numpy()]), label_smoothing=0.05)
+        if (want[pick] != NO_NUMBER).any():  # same weight as in training (train_classifier)
+            loss = loss + 0.5 * F.cross_entropy(out_num, torch.as_tensor(want[pick]), ignore_index=NO_NUMBER)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -127,9 +158,11 @@ def install(net: TileNet, models_dir: Path, crops: np.ndarray) -> None:
 
 
 def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np.ndarray, epochs: int = 30,
-                holdout_share: float = 0.25, seed: int = 0, install_if_better: bool = True) -> dict:
+                holdout_share: float = 0.25, seed: int = 0, install_if_better: bool = True,
+                numbers: np.ndarray | None = None) -> dict:
     """Fine-tune on crops, compare with the current classifier on held-out crops, maybe install
-    (then fine-tuned on all crops, held-out ones included).
+    (then fine-tuned on all crops, held-out ones included). numbers: the printed number of each
+    crop where known (1-4, else 0), for the number head; the class decides what is installed.
 
     With a single photo (one group) the held-out set is the same tiles under different
     jitter, lighting and rotation, a weaker check that still catches a collapsed model.
@@ -139,18 +172,24 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
     train_idx = ~held if held.any() else np.ones(len(cls), bool)
     test_idx = held if held.any() else np.ones(len(cls), bool)
     old = load_net(models_dir)
+    nums = None if numbers is None else np.asarray(numbers, np.int64)
+    part = lambda idx: None if nums is None else nums[idx]  # noqa: E731
     old_acc = accuracy(old, crops[test_idx], cls[test_idx])
+    old_num = number_accuracy(old, crops[test_idx], part(test_idx))
     t0, cpu0 = time.time(), time.process_time()
-    new = fine_tune(load_net(models_dir), crops[train_idx], cls[train_idx], epochs=epochs, seed=seed)
+    new = fine_tune(load_net(models_dir), crops[train_idx], cls[train_idx], epochs=epochs, seed=seed,
+                    numbers=part(train_idx))
     new_acc = accuracy(new, crops[test_idx], cls[test_idx])
+    new_num = number_accuracy(new, crops[test_idx], part(test_idx))
     installed = bool(install_if_better and new_acc > old_acc)
     refit = installed and held.any()
     if refit:
-        new = fine_tune(load_net(models_dir), crops, cls, epochs=epochs, seed=seed)
+        new = fine_tune(load_net(models_dir), crops, cls, epochs=epochs, seed=seed, numbers=nums)
     if installed:
         install(new, models_dir, crops)
     return {"train_crops": int(train_idx.sum()), "held_out_crops": int(test_idx.sum()),
             "held_out_by_photo": bool(held.any()), "old_accuracy": old_acc, "new_accuracy": new_acc,
+            "old_number_accuracy": old_num, "new_number_accuracy": new_num,
             "installed": installed, "installed_trained_on": int(len(cls) if refit else train_idx.sum()),
             "seconds": time.time() - t0, "cpu_seconds": time.process_time() - cpu0}
 
@@ -226,7 +265,8 @@ def adapt_calibration(models_dir: Path, photo: Path, epochs: int = 30, seed: int
         raise SystemExit(f"cannot read {photo}")
     boxes = calibration_boxes(image, Recognizer(models_dir))
     crops, cls = crops_from_calibration(image, None, boxes)
-    report = adapt_crops(Path(models_dir), crops, cls, np.zeros(len(cls), np.int64), epochs=epochs, seed=seed)
+    report = adapt_crops(Path(models_dir), crops, cls, np.zeros(len(cls), np.int64), epochs=epochs, seed=seed,
+                         numbers=calibration_numbers(cls))
     return _with_detector(report, models_dir, [(image, boxes)], detector, det_epochs, det_imgsz, seed)
 
 
@@ -234,7 +274,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision adapt", description=__doc__)
     src = ap.add_mutually_exclusive_group(required=True)
     src.add_argument("--folder", help="YOLO folder (images/ + labels/) of corrected photos")
-    src.add_argument("--calibration", help="photo of the 42 face tiles in standard order, row by row")
+    src.add_argument("--calibration", help="photo of the 42 face tiles in standard order, row by row "
+                     "(seasons and flowers each in the order of their printed numbers)")
     ap.add_argument("--models", default=str(Path(__file__).resolve().parent.parent / "models"))
     ap.add_argument("--epochs", type=int, default=30, help="x 20 steps of 64 crops")
     ap.add_argument("--seed", type=int, default=0)

@@ -1,13 +1,18 @@
 """Self-labelling calibration photo: the 42 face tiles laid out row by row in standard order.
 
 Order: 萬1-9, 筒1-9, 條1-9, 東南西北, 中發白, 春夏秋冬, 梅蘭竹菊 (note 竹 before 菊 here,
-while the class indices run 梅蘭菊竹).
+while the class indices run 梅蘭菊竹). The seasons and the plants are each laid in the order of
+the numbers printed on them, 1 to 4, which is 梅蘭竹菊 on a Taiwanese set; a set printing 菊 3
+lays 菊 third. So the photo also says which number every flower prints, and the class it gets
+there is the one whose Taiwanese tile (竹 7f, 菊 8f) the set's printed number means.
 """
 from __future__ import annotations
 
 import numpy as np
 
 CALIBRATION_ORDER = tuple(range(0, 38)) + (38, 39, 41, 40)
+# printed number (1-4) of the flower and season classes where the calibration photo lays them
+CALIBRATION_NUMBERS = {34: 1, 35: 2, 36: 3, 37: 4, 38: 1, 39: 2, 41: 3, 40: 4}
 
 
 def rows_of(boxes) -> list[list[int]]:
@@ -45,3 +50,12 @@ def calibration_labels(boxes) -> np.ndarray:
     for pos, idx in enumerate(flat):
         labels[idx] = CALIBRATION_ORDER[pos]
     return labels
+
+
+def calibration_numbers(labels) -> np.ndarray:
+    """The printed number (1-4) of every calibration label, 0 for tiles printing none.
+
+    >>> calibration_numbers([0, 34, 41, 40]).tolist()
+    [0, 1, 3, 4]
+    """
+    return np.array([CALIBRATION_NUMBERS.get(int(c), 0) for c in labels], np.int64)
