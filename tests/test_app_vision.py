@@ -142,6 +142,8 @@ def test_examples_are_written_as_yolo(client, tmp_path):
     assert lines[1].split()[0] == "41"                       # 7f is 竹 (bamboo) in Taiwanese sets
     assert lines[2] == "31 0.968750 0.968750 0.062500 0.062500"  # clipped to the 640 px photo
     assert lines[3].split()[0] == "42"
+    # what each tile prints, for the number head: 7f prints 3 whichever plant the set draws
+    assert (folder / "numbers" / f"{pid}.txt").read_text().split() == ["0", "3", "0", "0"]
     assert Image.open(folder / "images" / f"{pid}.jpg").size == (640, 640)
     yaml = (folder / "data.yaml").read_text()
     assert "nc: 43" in yaml and "  40: chrysanthemum" in yaml and "  42: back" in yaml
@@ -149,6 +151,7 @@ def test_examples_are_written_as_yolo(client, tmp_path):
                     headers=FETCH)
     assert r.get_json() == {"count": 1}                      # a new correction replaces the old one
     assert (folder / "labels" / f"{pid}.txt").read_text().split()[0] == "40"
+    assert (folder / "numbers" / f"{pid}.txt").read_text().split() == ["3"]  # 菊 printing 3 in such sets
     assert client.get("/api/examples").get_json() == {"count": 1}
 
 

@@ -325,6 +325,22 @@ def test_adapt_teaches_the_number_head_the_numbers_it_is_given(tmp_path):
     assert plain["old_number_accuracy"] is None and plain["new_number_accuracy"] is None
 
 
+def test_folder_numbers_come_from_the_apps_numbers_files_line_for_line(tmp_path):
+    from training.adapt import example_numbers
+    from training.dataset import list_pairs
+
+    for name, labels, numbers in [("a", 2, "0\n3\n"), ("b", 2, "4\n"), ("c", 1, "x\n"), ("d", 1, None)]:
+        for sub in ("images", "labels", "numbers"):
+            (tmp_path / sub).mkdir(exist_ok=True)
+        (tmp_path / "images" / f"{name}.jpg").write_bytes(b"")
+        (tmp_path / "labels" / f"{name}.txt").write_text("0 0.5 0.5 0.1 0.1\n" * labels)
+        if numbers is not None:
+            (tmp_path / "numbers" / f"{name}.txt").write_text(numbers)
+    image_index = np.array([0, 0, 1, 1, 2, 3])  # crops_from_pairs: one crop per label line, photo by photo
+    # b's file misses a line and c's is not numbers: unknown (0), never shifted onto other tiles
+    assert example_numbers(list_pairs(tmp_path), image_index).tolist() == [0, 3, 0, 0, 0, 0]
+
+
 def test_adapt_keeps_model_when_not_better(tmp_path, monkeypatch):
     import training.adapt as adapt
     from training.cls_net import TileNet

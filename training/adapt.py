@@ -244,13 +244,36 @@ def _with_detector(report: dict, models_dir: Path, photos, detector: bool, det_e
     return report
 
 
+def example_numbers(pairs, image_index: np.ndarray) -> np.ndarray:
+    """The printed number of every crop of crops_from_pairs(pairs), from the numbers/ files the
+    app writes beside labels/ (webapp/examples.py); 0 (unknown) for a photo without one, or
+    whose file does not match its labels line for line."""
+    out = np.zeros(len(image_index), np.int64)
+    for i, (_, lab_path) in enumerate(pairs):
+        lab_path = Path(lab_path)
+        if lab_path.parent.name != "labels":
+            continue
+        rows = np.flatnonzero(image_index == i)
+        try:
+            values = [int(v) for v in (lab_path.parent.parent / "numbers" / lab_path.name).read_text().split()]
+        except (OSError, ValueError, UnicodeDecodeError):
+            continue
+        if len(values) == len(rows) and all(0 <= v <= 4 for v in values):
+            out[rows] = values
+    return out
+
+
 def adapt_folder(models_dir: Path, folder: Path, epochs: int = 30, seed: int = 0, detector: bool = True,
                  det_epochs: int = DET_EPOCHS, det_imgsz: int | None = None) -> dict:
-    """`adapt --folder`: fine-tune on the labelled tiles of a YOLO folder of corrected photos."""
-    data = crops_from_pairs(list_pairs(Path(folder)))
+    """`adapt --folder`: fine-tune on the labelled tiles of a YOLO folder of corrected photos (and
+    the number head on the flowers whose printed number the folder's numbers/ files give)."""
+    pairs = list_pairs(Path(folder))
+    data = crops_from_pairs(pairs)
     if not len(data["cls"]):
         raise SystemExit(f"no labelled tiles in {folder}")
-    report = adapt_crops(Path(models_dir), data["crops"], data["cls"], data["image_index"], epochs=epochs, seed=seed)
+    numbers = example_numbers(pairs, data["image_index"])
+    report = adapt_crops(Path(models_dir), data["crops"], data["cls"], data["image_index"], epochs=epochs, seed=seed,
+                         numbers=numbers if numbers.any() else None)
     return _with_detector(report, models_dir, folder_photos(folder) if detector else [], detector,
                           det_epochs, det_imgsz, seed)
 

@@ -98,5 +98,15 @@ def printed_flower_tile(cls: int, number: int) -> str:
     return f"{int(number) + (0 if cls in SEASON_CLASSES else 4)}f"
 
 
+def printed_number(tile: str) -> int:
+    """The number a flower or season tile prints (1f-4f and 5f-8f: 1-4), 0 for any other tile:
+    the inverse of printed_flower_tile.
+
+    >>> printed_number("3f"), printed_number("7f"), printed_number("C")
+    (3, 3, 0)
+    """
+    return (int(tile[0]) - 1) % 4 + 1 if tile in FLOWER_TILES else 0
+
+
 def is_flower(tile: str) -> bool:
     return tile in FLOWER_TILES

@@ -1,9 +1,10 @@
 """Corrected photos kept as YOLO training examples, for `python -m vision adapt --folder`.
 
 Layout: <data>/examples/images/<photo id>.jpg, labels/<photo id>.txt (one `class xc yc w h`
-line per tile, normalised to the image), and data.yaml naming the 43 classes. Boxes are in the
-pixels of the photo as the recognizer saw it (vision.image_io.load_image), so that is the image
-stored.
+line per tile, normalised to the image), numbers/<photo id>.txt (the number each of those tiles
+prints: 1-4 for a flower or season, 0 for the rest; a class alone does not say it, sets differ),
+and data.yaml naming the 43 classes. Boxes are in the pixels of the photo as the recognizer saw
+it (vision.image_io.load_image), so that is the image stored.
 """
 from __future__ import annotations
 
@@ -51,12 +52,15 @@ def _box(raw, width: int, height: int) -> tuple[float, float, float, float]:
     return x1, y1, x2, y2
 
 
-def label_lines(tiles, tileset: str, width: int, height: int) -> list[str]:
+def label_lines(tiles, tileset: str, width: int, height: int) -> tuple[list[str], list[int]]:
+    """The YOLO label line and the printed number (vision.classes.printed_number) of each tile."""
+    from vision.classes import class_to_tile, printed_number
+
     if not isinstance(tiles, list) or not tiles:
         raise ApiError(400, "tiles must be a non-empty list of {tile, box}", code="example_tiles_list")
     if len(tiles) > MAX_TILES:
         raise ApiError(400, f"at most {MAX_TILES} tiles in one photo", code="example_too_many", max=MAX_TILES)
-    lines = []
+    lines, numbers = [], []
     for t in tiles:
         if not isinstance(t, dict):
             raise ApiError(400, "each tile must be an object {tile, box}", code="example_tile_not_object")
@@ -64,7 +68,8 @@ def label_lines(tiles, tileset: str, width: int, height: int) -> list[str]:
         x1, y1, x2, y2 = _box(t.get("box"), width, height)
         lines.append(f"{cls} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
                      f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
-    return lines
+        numbers.append(printed_number(class_to_tile(cls, tileset)))
+    return lines, numbers
 
 
 def data_yaml() -> str:
@@ -82,10 +87,11 @@ def save_example(folder: Path, pid: str, image, tiles, tileset: str) -> int:
     """Write one corrected photo (replacing an earlier correction of it); returns the count."""
     from .imaging import jpeg_bytes
     height, width = image.shape[:2]
-    lines = label_lines(tiles, tileset, width, height)
+    lines, numbers = label_lines(tiles, tileset, width, height)
     folder = Path(folder)
     with _lock:
         write_atomic(folder / "images" / f"{pid}.jpg", jpeg_bytes(image, quality=95))
+        write_atomic(folder / "numbers" / f"{pid}.txt", ("\n".join(map(str, numbers)) + "\n").encode())
         write_atomic(folder / "labels" / f"{pid}.txt", ("\n".join(lines) + "\n").encode())
         write_atomic(folder / "data.yaml", data_yaml().encode())
         return count(folder)
