@@ -134,6 +134,16 @@ def calibration_layout(rng: np.random.Generator, aspect: float) -> list[dict]:
     return placed
 
 
+def closeup_layout(rng: np.random.Generator, aspect: float) -> list[dict]:
+    """One to three tiles side by side, as a player holds a phone over the tiles to ask about."""
+    deck = _deck(rng)
+    placed, x = [], 0.0
+    for _ in range(int(rng.integers(1, 4))):
+        x = _add_in_row(placed, deck.pop(), x, 0.0, aspect, False, rng) + rng.uniform(0, 0.15)
+        placed[-1]["angle"] = rng.normal(0, 3.0)
+    return placed
+
+
 # --- photos ----------------------------------------------------------------------------------------
 
 # Table tops (BGR): green and blue felt, dark red, two woods, grey, a light table.
@@ -157,18 +167,24 @@ def _corners(p: dict, aspect: float) -> np.ndarray:
 
 
 def camera(placed: list[dict], aspect: float, rng: np.random.Generator, max_angle: float,
-           tilt: float) -> tuple[np.ndarray, tuple[int, int]]:
+           tilt: float, fill: float | None = None) -> tuple[np.ndarray, tuple[int, int]]:
     """Homography from layout units to photo pixels and the photo size (w, h).
 
     Tiles come out 75-150 px tall where the layout allows (a long hand must fit 1600 px),
     the camera a little tilted (far tiles smaller) and turned up to max_angle degrees.
+    fill: a close-up instead, the layout spanning that share of a 640-1280 px photo.
     """
     pts = np.concatenate([_corners(p, aspect) for p in placed])
     (x0, y0), (x1, y1) = pts.min(0), pts.max(0)
     lw, lh = x1 - x0, y1 - y0
-    unit = rng.uniform(75, 150)
-    w = int(np.clip(lw * unit / 0.8, 1000, 1600))
-    h = int(np.clip(w * rng.uniform(0.6, 1.0), max(700, lh * unit / 0.8), 1600))
+    if fill:
+        w = int(rng.integers(640, 1281))
+        h = int(w * rng.uniform(0.75, 1.34))
+        unit = fill * min(w / lw, h / lh)
+    else:
+        unit = rng.uniform(75, 150)
+        w = int(np.clip(lw * unit / 0.8, 1000, 1600))
+        h = int(np.clip(w * rng.uniform(0.6, 1.0), max(700, lh * unit / 0.8), 1600))
     ang = np.deg2rad(rng.uniform(-max_angle, max_angle))
     # a tilted camera: the far edge shorter, by as much as the layout is deep (a long row
     # seen from the front barely narrows), and everything seen a little foreshortened
@@ -208,7 +224,7 @@ def draw_tiles(table: np.ndarray, tileset: dict, placed: list[dict], homography:
                         for p in placed])
     boxes = np.zeros((len(placed), 4), np.float32)
     for i in order:
-        tile, mask = tile_picture(tileset, placed[i]["cls"], view, rng, int(np.clip(unit * 1.2, 40, 400)))
+        tile, mask = tile_picture(tileset, placed[i]["cls"], view, rng, int(np.clip(unit * 1.2, 40, 800)))
         th, tw = mask.shape
         m = homography @ _tile_to_layout(placed[i], tw, th)
         hull = cv2.convexHull(cv2.findNonZero((mask > 127).astype(np.uint8))).astype(np.float32)
@@ -230,7 +246,8 @@ def draw_tiles(table: np.ndarray, tileset: dict, placed: list[dict], homography:
     return img, boxes
 
 
-LAYOUTS = {"hand": hand_layout, "scatter": scatter_layout, "calibration": calibration_layout}
+LAYOUTS = {"hand": hand_layout, "scatter": scatter_layout, "calibration": calibration_layout,
+           "closeup": closeup_layout}
 
 
 def compose_photo(tileset: dict, kind: str, rng: np.random.Generator,
@@ -238,13 +255,15 @@ def compose_photo(tileset: dict, kind: str, rng: np.random.Generator,
     """A synthetic phone photo of the set: (BGR uint8, classes (N,), boxes (N, 4) xyxy pixels).
 
     A calibration photo is taken with more care (a plain table, the camera nearly straight),
-    since its rows must come apart by height alone.
+    since its rows must come apart by height alone; a close-up's tiles fill 45-85% of the photo.
     """
     view = [None, 0, 1, 2, 3][rng.integers(5)]
     aspect = tile_aspect(tileset, view)
     placed = LAYOUTS[kind](rng, aspect)
     careful = kind == "calibration"
-    homography, (w, h) = camera(placed, aspect, rng, max_angle=3 if careful else 12, tilt=0.12 if careful else 0.2)
+    fill = rng.uniform(0.45, 0.85) if kind == "closeup" else None
+    homography, (w, h) = camera(placed, aspect, rng, max_angle=3 if careful else 12, tilt=0.12 if careful else 0.2,
+                                fill=fill)
     table = table_image(h, w, rng, None if careful else backgrounds)
     img, boxes = draw_tiles(table, tileset, placed, homography, view, rng)
     img = auto_exposure(img, rng.uniform(110, 150))

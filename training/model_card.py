@@ -212,8 +212,8 @@ def _style_section(st: dict | None) -> str:
 Leave-one-style-out: the procedural tile sets that training draws (`training/procedural.py`) never use
 the left-out style ({left_out}); each row below is {st['photos_per_set']} labelled photos (labels complete:
 every extra is a phantom) of 6 sets. `seen`: new sets of the styles training draws from; `held-out`: sets
-drawn only in the left-out style, also on red bodies with light ink and on ivory bodies;
-`kde-traditional`: the adapt study's photos of KDE's `traditional` set (never trained on). Flowers: the
+drawn only in the left-out style, also on red bodies with light ink, on ivory bodies and as close-ups of
+one to three tiles filling most of the photo (`held-out-closeup`); `kde-traditional`: the adapt study's photos of KDE's `traditional` set (never trained on). Flowers: the
 share of flower and season tiles given the right tile (1f-8f) under the default tile set, which takes
 the number read off each tile (their sets print 菊/竹 3 and 4 either way).
 

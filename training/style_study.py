@@ -8,6 +8,8 @@ labelled photos (complete labels: every extra is a phantom) of
 - `held-out`: sets drawn only with the left-out font and circles;
 - `held-out-red`: the same, on red bodies with light ink (the issue's red-bodied set);
 - `held-out-ivory`: the same, on ivory bodies;
+- `held-out-closeup`: close-ups of one to three tiles of held-out sets filling most of the photo
+  (the issue's close-ups, where a 條 tile came apart into its stick columns);
 
 and, where `python -m training.adapt_study` left them, its photos of KDE's `traditional` set
 (never trained on), and the training data set's valid split. Each models folder given is scored on every photo set with the full
@@ -35,9 +37,9 @@ VALID = ROOT.parent / "shared" / "data" / "rf-chinese-mahjong-detection-v4" / "i
 SETS_PER_FOLDER = 6
 RED_BODY = {"front": [40, 40, 180], "back": [40, 40, 180], "scheme": "dark"}  # light ink on red
 IVORY_BODY = {"front": [215, 235, 245], "scheme": "light"}
-# name -> (held out?, style choices imposed)
-PHOTO_SETS = {"seen": (False, {}), "held-out": (True, {}), "held-out-red": (True, RED_BODY),
-              "held-out-ivory": (True, IVORY_BODY)}
+# name -> (held out?, style choices imposed, layout: None for two hands to one scatter)
+PHOTO_SETS = {"seen": (False, {}, None), "held-out": (True, {}, None), "held-out-red": (True, RED_BODY, None),
+              "held-out-ivory": (True, IVORY_BODY, None), "held-out-closeup": (True, {}, "closeup")}
 
 
 def make_folder(folder: Path, name: str, count: int, seed: int) -> Path:
@@ -46,7 +48,7 @@ def make_folder(folder: Path, name: str, count: int, seed: int) -> Path:
     numbers_path = folder / "numbers.json"
     if numbers_path.exists() and len(list((folder / "labels").glob("*.txt"))) == count:
         return folder
-    held_out, imposed = PHOTO_SETS[name]
+    held_out, imposed, layout = PHOTO_SETS[name]
     rng = np.random.default_rng((seed, 77, list(PHOTO_SETS).index(name)))
     numbers = {}
     tileset = None
@@ -55,7 +57,7 @@ def make_folder(folder: Path, name: str, count: int, seed: int) -> Path:
         if i % per_set == 0:
             tileset = procedural.make_tileset({**procedural.random_style(rng, held_out=held_out), **imposed}, rng)
         table = scenes.table_top(int(rng.integers(500, 900)), int(rng.integers(700, 1200)), rng)
-        img, cls, boxes = compose_photo(tileset, "scatter" if i % 3 == 2 else "hand", rng, [table])
+        img, cls, boxes = compose_photo(tileset, layout or ("scatter" if i % 3 == 2 else "hand"), rng, [table])
         stem = f"{i:03d}"
         write_photo(folder, stem, img, cls, boxes)
         numbers[stem] = {str(k): v for k, v in tileset["numbers"].items()}
