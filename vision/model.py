@@ -38,6 +38,19 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # A big photo (long side at least grid_from detector inputs) whose first pass is sure of
             # fewer than min_sure tiles is searched in four overlapping quarters first.
             "zoom": {"below_px": 24, "margin_tiles": 1.5, "min_gain": 1.5, "grid_from": 3.0},
+            # A close-up (a tile or three filling the photo) shows tiles far taller than any the
+            # detector trained on, and it finds parts of them (a 條 tile's stick columns) or
+            # nothing. When a box the detector found is taller than above_px at its input, it
+            # looks again at the photo shrunk onto a grey canvas of the same input size, so that
+            # the tiles stand target_px tall, and keeps the pass it is clearly surer of.
+            # A first pass unsure of everything may have missed a tile too big to find at all: the
+            # photo is also shrunk by each of blind.
+            # A shrunk pass counts only if its sure tiles are at most max_tiles, at least min_px
+            # long at the first pass's scale: a close-up's tiles, not a normal photo's tiles or rows.
+            # and only if they hold (most of a box's area inside one of them) at least `hold` of the
+            # first pass's boxes, at most max_parts each: the parts of the close-up's tiles.
+            "zoom_out": {"above_px": 150, "target_px": 80, "blind": [0.5, 0.3], "min_px": 120, "max_tiles": 6,
+                         "hold": 0.8, "max_parts": 4, "margin": 0.05},
             # phantom boxes (inside another tile, slivers at the edge, unreadable): vision/screen.py
             "screen": SCREEN_DEFAULTS}
 ROTATION_NAMES = ("upright", "sideways", "upside_down", "sideways")  # by quarter turns clockwise
@@ -142,6 +155,15 @@ def zoom_region(boxes: np.ndarray, scores: np.ndarray, shape: tuple[int, int], d
     return x1, y1, x2, y2
 
 
+def held_in(parts: np.ndarray, wholes: np.ndarray, share: float) -> np.ndarray:
+    """held[i, j]: box i of parts lies at least share of its area inside box j of wholes (xyxy)."""
+    lt = np.maximum(parts[:, None, :2], wholes[None, :, :2])
+    rb = np.minimum(parts[:, None, 2:], wholes[None, :, 2:])
+    inter = np.prod(np.clip(rb - lt, 0, None), 2)
+    area = np.prod(np.clip(parts[:, 2:] - parts[:, :2], 1e-9, None), 1)
+    return inter / area[:, None] >= share
+
+
 def stretch(image: np.ndarray, factor: float, max_side: int) -> tuple[np.ndarray, float, float]:
     """The image with its width/height ratio multiplied by factor; returns (image, fx, fy), the
     scales applied to x and y. The result's long side is at most max_side: given the detector's
@@ -210,7 +232,17 @@ class Recognizer:
             zoomed = self._zoom_in(image, boxes, scores, zoom)
             if zoomed[0] is not boxes:  # small tiles were looked at closer: not a squashed photo
                 return zoomed[0], zoomed[1], 1.0
-        return self._aspect_retry(image, boxes, scores)
+        found = self._aspect_retry(image, boxes, scores)
+        if self.config.get("zoom_out"):
+            # a squashed photo's slivers look like a close-up's parts: the stretched passes and
+            # the shrunk ones compete, each judged with its own stretch undone
+            retry = self._retry
+            floor = pass_quality(found[0], found[1], found[2], float(retry["sure_score"]), 1,
+                                 tuple(retry["tile_shape"]))
+            shrunk = self._zoom_out(image, boxes, scores, self.config["zoom_out"], floor)
+            if shrunk is not None:
+                return shrunk[0], shrunk[1], 1.0
+        return found
 
     def _zoom_in(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, zoom: dict, depth: int = 2
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -245,6 +277,58 @@ class Recognizer:
         if (s >= sure).sum() < (scores[inside] >= sure).sum():
             return boxes, scores
         return np.concatenate([boxes[~inside], b]), np.concatenate([scores[~inside], s])
+
+    def _zoom_out(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, cfg: dict, floor: float
+                  ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The close-up passes (DEFAULTS["zoom_out"]) after a first pass that found boxes, scores:
+        the surest shrunk photo's boxes and scores if clearly surer than floor (the quality of the
+        answer so far), else None."""
+        size = int(self.config["det_imgsz"])
+        h, w = image.shape[:2]
+        scale = size / max(h, w)
+        retry = self._retry
+        quality = lambda bb, ss: pass_quality(bb, ss, 1.0, float(retry["sure_score"]), 1,  # noqa: E731
+                                              tuple(retry["tile_shape"]))
+        first = quality(boxes, scores)
+        # the long side: a stick column is as tall as its tile, a sideways tile as wide
+        tallest = float(np.max(np.maximum(boxes[:, 3] - boxes[:, 1], boxes[:, 2] - boxes[:, 0]), initial=0.0)) * scale
+        shrinks = [float(cfg["target_px"]) / tallest] if tallest >= float(cfg["above_px"]) else []
+        if first < float(retry["good_quality"]):  # perhaps a tile too big to be found at all
+            shrinks += [float(f) for f in cfg["blind"]]
+        best = (floor + float(cfg["margin"]), None, None)
+        for shrink in shrinks:
+            b, s = self._detect_shrunk(image, scale * shrink)
+            sure = b[s >= float(retry["sure_score"])]
+            long_side = np.maximum(sure[:, 2] - sure[:, 0], sure[:, 3] - sure[:, 1]) * scale
+            # only a few big tiles count: a shrunk photo of normal tiles finds fewer, or rows
+            # (or a squashed photo's runs of slivers) as tiles
+            if not 0 < len(sure) <= int(cfg["max_tiles"]) or np.median(long_side) < float(cfg["min_px"]):
+                continue
+            # and they hold what the first pass found, a few boxes each (a close-up tile's
+            # parts), not a hand's tiles that a wrong big box (a row, a phone) passes over
+            held = held_in(boxes, sure, 0.6)
+            if len(boxes) and (held.any(1).mean() < float(cfg["hold"]) or held.sum(0).max() > int(cfg["max_parts"])):
+                continue
+            q = quality(b, s)
+            if q > best[0]:
+                best = (q, b, s)
+        return None if best[1] is None else (best[1], best[2])
+
+    def _detect_shrunk(self, image: np.ndarray, f: float) -> tuple[np.ndarray, np.ndarray]:
+        """Detections on the photo scaled by f (< the detector's own scale) in the middle of a
+        grey canvas the size of the detector's input, in the photo's pixels."""
+        size = int(self.config["det_imgsz"])
+        h, w = image.shape[:2]
+        scale = size / max(h, w)
+        nh, nw = max(1, round(h * f)), max(1, round(w * f))
+        out_h, out_w = max(nh, round(h * scale)), max(nw, round(w * scale))
+        canvas = np.full((out_h, out_w, 3), 114, np.uint8)
+        py, px = (out_h - nh) // 2, (out_w - nw) // 2
+        canvas[py:py + nh, px:px + nw] = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
+        b, s = self._detect_once(canvas)
+        b = np.clip((b - np.array([px, py, px, py], np.float32)) / f, 0, [w, h, w, h]).astype(np.float32)
+        keep = (b[:, 2] - b[:, 0] >= 1) & (b[:, 3] - b[:, 1] >= 1)  # boxes on the grey canvas alone
+        return b[keep], s[keep]
 
     def _quarters(self, image: np.ndarray, share: float = 0.6) -> tuple[np.ndarray, np.ndarray]:
         """Detections on four corner parts of the photo, each share of its width and height (they
