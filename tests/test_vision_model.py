@@ -400,69 +400,77 @@ def test_slices_of_squashed_tiles_do_not_outvote_the_stretch_that_finds_them():
     assert aspect == pytest.approx(0.167) and len(boxes) == 12
 
 
-def _fake_closeup_recognizer(first, canvas_boxes):
-    """A Recognizer whose detector returns `first` on the photo itself and, on the shrunk
-    photo's grey canvas, canvas_boxes(canvas) (xyxy, scores)."""
+def _fake_closeup_recognizer(first, shrunk_boxes):
+    """A Recognizer whose detector returns `first` on the photo (and on its stretched versions)
+    and, on the photo shrunk by f, shrunk_boxes(f) (xyxy in the photo's pixels, scores)."""
     from vision.model import DEFAULTS, Recognizer
 
     rec = object.__new__(Recognizer)
     rec.config = dict(DEFAULTS)
     rec._retry = dict(DEFAULTS["aspect_retry"])
-
-    def detect_once(img):
-        on_canvas = (img[0, 0] == 114).all() and (img[-1, -1] == 114).all()
-        return canvas_boxes(img) if on_canvas else first
-
-    rec._detect_once = detect_once
+    rec._detect_once = lambda img: first
+    rec._detect_shrunk = lambda img, f: shrunk_boxes(f)
     return rec
 
 
-def _tile_on_canvas(canvas):
-    """The one tile of the close-up below where the shrunk photo lies on the canvas."""
-    ys, xs = np.nonzero((canvas != 114).any(2))
-    x0, y0, x1, y1 = xs.min(), ys.min(), xs.max() + 1, ys.max() + 1
-    sx, sy = (x1 - x0) / 600, (y1 - y0) / 800
-    return np.array([[x0 + 150 * sx, y0 + 100 * sy, x0 + 450 * sx, y0 + 500 * sy]], np.float32), \
-        np.array([0.8], np.float32)
+WHOLE_TILE = (np.array([[150, 100, 450, 500]], np.float32), np.array([0.8], np.float32))
 
 
 def test_a_close_up_tile_cut_into_stick_columns_is_looked_at_from_further():
     """One 條 tile filling the photo, found as its three stick columns (none tile-shaped):
-    the photo shrunk onto a canvas finds the whole tile, and that is what is kept."""
+    the photo shrunk finds the whole tile, and that is what is kept."""
     image = np.full((800, 600, 3), 60, np.uint8)
     columns = np.array([[150 + 100 * k, 100, 240 + 100 * k, 500] for k in range(3)], np.float32)
-    rec = _fake_closeup_recognizer((columns, np.full(3, 0.6, np.float32)), _tile_on_canvas)
+    rec = _fake_closeup_recognizer((columns, np.full(3, 0.6, np.float32)), lambda f: WHOLE_TILE)
     boxes, scores, aspect = rec.detect_with_aspect(image)
-    assert len(boxes) == 1 and aspect == 1.0
-    assert np.allclose(boxes[0], [150, 100, 450, 500], atol=3)
+    assert boxes is WHOLE_TILE[0] and aspect == 1.0
 
 
 def test_a_close_up_read_right_keeps_its_first_pass():
     """The same tile found whole at once: the look from further finds nothing surer."""
     image = np.full((800, 600, 3), 60, np.uint8)
-    whole = (np.array([[150, 100, 450, 500]], np.float32), np.array([0.8], np.float32))
-    rec = _fake_closeup_recognizer(whole, _tile_on_canvas)
-    boxes, _, _ = rec.detect_with_aspect(image)
-    assert boxes is whole[0]
+    first = (WHOLE_TILE[0].copy(), WHOLE_TILE[1].copy())
+    rec = _fake_closeup_recognizer(first, lambda f: WHOLE_TILE)
+    assert rec.detect_with_aspect(image)[0] is first[0]
     small = (np.array([[150, 100, 190, 150]], np.float32), np.array([0.8], np.float32))  # a normal photo
-    rec = _fake_closeup_recognizer(small, lambda c: pytest.fail("no look from further for normal tiles"))
+    rec = _fake_closeup_recognizer(small, lambda f: pytest.fail("no look from further for normal tiles"))
     rec.config["zoom"] = None
     assert rec.detect_with_aspect(image)[0] is small[0]
 
 
 def test_many_big_boxes_from_further_are_not_a_close_up():
     """A squashed photo's slivers look like a close-up's parts; shrunk, its runs of slivers make
-    a dozen big boxes: more tiles than a close-up holds, so the first answer stays."""
+    eight big boxes: more tiles than a close-up holds, so the first answer stays."""
     image = np.full((800, 600, 3), 60, np.uint8)
     slivers = np.array([[20 + 45 * k, 100, 50 + 45 * k, 500] for k in range(12)], np.float32)
+    grid = [(300 * (k % 2), 160 * (k // 2)) for k in range(8)]  # big and tile-shaped, 240 x 320
+    runs = (np.array([[x, y, x + 240, y + 320] for x, y in grid], np.float32), np.full(8, 0.9, np.float32))
+    rec = _fake_closeup_recognizer((slivers, np.full(12, 0.4, np.float32)), lambda f: runs)
+    assert len(rec.detect_with_aspect(image)[0]) == 12
 
-    def runs(canvas):
-        ys, xs = np.nonzero((canvas != 114).any(2))
-        x0, y0, sx = xs.min(), ys.min(), (xs.max() + 1 - xs.min()) / 600
-        grid = [(300 * (k % 2), 160 * (k // 2)) for k in range(8)]  # big and tile-shaped, 240 x 320
-        boxes = [[x0 + x * sx, y0 + y * sx, x0 + (x + 240) * sx, y0 + (y + 320) * sx] for x, y in grid]
-        return np.array(boxes, np.float32), np.full(8, 0.9, np.float32)
 
-    rec = _fake_closeup_recognizer((slivers, np.full(12, 0.4, np.float32)), runs)
-    boxes, _, _ = rec.detect_with_aspect(image)
-    assert len(boxes) == 12
+def test_the_shrunk_photo_lies_on_its_own_edge_pixels_and_boxes_come_back_to_the_photo():
+    from vision.model import DEFAULTS, Recognizer
+
+    rec = object.__new__(Recognizer)
+    rec.config = dict(DEFAULTS)
+    image = np.full((800, 600, 3), 60, np.uint8)
+    image[:, :10] = 200  # a light left edge, repeated outwards on the canvas
+    seen = {}
+
+    def detect_once(canvas):
+        seen["canvas"] = canvas
+        # 800 x 600 shrunk by 0.2 is 160 x 120, in the middle of a 416 x 312 canvas at (96, 128)
+        return np.array([[126, 148, 186, 228], [0, 0, 40, 40]], np.float32), np.array([0.9, 0.8], np.float32)
+
+    rec._detect_once = detect_once
+    boxes, scores = rec._detect_shrunk(image, 0.2)
+    canvas = seen["canvas"]
+    assert canvas.shape == (416, 312, 3)
+    assert (canvas[:, :96] == 200).all() and (canvas[:, -96:] == 60).all()  # no grey frame round the photo
+    assert np.allclose(boxes, [[150, 100, 450, 500]]) and scores.tolist() == [pytest.approx(0.9)]
+
+
+def test_an_empty_photo_has_no_tile_even_when_looked_at_from_further(recognizer):
+    for value in (30, 128, 255):
+        assert len(recognizer.detect(np.full((480, 640, 3), value, np.uint8))[0]) == 0

@@ -30,8 +30,8 @@ def parse(argv):
     ap.add_argument("--det-epochs", type=int, default=40, help="detector epoch cap")
     ap.add_argument("--det-weights", help="skip detector training, export this ultralytics .pt")
     ap.add_argument("--det-init", help="fine-tune the detector from this .pt instead of from scratch")
-    # 0 until a round with them keeps the valid figures (models/README.md, "Tile styles seen and unseen")
-    ap.add_argument("--det-procedural", type=int, default=0,
+    # the shipped detector's last two rounds trained with 400 (models/README.md, "Tile styles seen and unseen")
+    ap.add_argument("--det-procedural", type=int, default=400,
                     help="synthetic photos of procedural tile sets added to the detector's training photos")
     ap.add_argument("--det-pseudo", metavar="MODELS",
                     help="label the train photos' unlabelled tiles with the detector in this folder")

@@ -41,7 +41,7 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # A close-up (a tile or three filling the photo) shows tiles far taller than any the
             # detector trained on, and it finds parts of them (a 條 tile's stick columns) or
             # nothing. When a box the detector found is taller than above_px at its input, it
-            # looks again at the photo shrunk onto a grey canvas of the same input size, so that
+            # looks again at the photo shrunk onto a canvas of the same input size, so that
             # the tiles stand target_px tall, and keeps the pass it is clearly surer of.
             # A first pass unsure of everything may have missed a tile too big to find at all: the
             # photo is also shrunk by each of blind.
@@ -316,18 +316,20 @@ class Recognizer:
 
     def _detect_shrunk(self, image: np.ndarray, f: float) -> tuple[np.ndarray, np.ndarray]:
         """Detections on the photo scaled by f (< the detector's own scale) in the middle of a
-        grey canvas the size of the detector's input, in the photo's pixels."""
+        canvas the size of the detector's input, in the photo's pixels. The canvas repeats the
+        photo's edge pixels outwards: on a grey canvas the photo's own border made a tile-shaped
+        rectangle, and the detector found one tile the size of an empty photo."""
         size = int(self.config["det_imgsz"])
         h, w = image.shape[:2]
         scale = size / max(h, w)
         nh, nw = max(1, round(h * f)), max(1, round(w * f))
         out_h, out_w = max(nh, round(h * scale)), max(nw, round(w * scale))
-        canvas = np.full((out_h, out_w, 3), 114, np.uint8)
         py, px = (out_h - nh) // 2, (out_w - nw) // 2
-        canvas[py:py + nh, px:px + nw] = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
+        canvas = cv2.copyMakeBorder(cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA),
+                                    py, out_h - nh - py, px, out_w - nw - px, cv2.BORDER_REPLICATE)
         b, s = self._detect_once(canvas)
         b = np.clip((b - np.array([px, py, px, py], np.float32)) / f, 0, [w, h, w, h]).astype(np.float32)
-        keep = (b[:, 2] - b[:, 0] >= 1) & (b[:, 3] - b[:, 1] >= 1)  # boxes on the grey canvas alone
+        keep = (b[:, 2] - b[:, 0] >= 1) & (b[:, 3] - b[:, 1] >= 1)  # boxes on the canvas's border alone
         return b[keep], s[keep]
 
     def _quarters(self, image: np.ndarray, share: float = 0.6) -> tuple[np.ndarray, np.ndarray]:
