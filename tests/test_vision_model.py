@@ -398,6 +398,11 @@ def test_slices_of_squashed_tiles_do_not_outvote_the_stretch_that_finds_them():
     rec._detect_once = detect_once
     boxes, scores, aspect = rec._aspect_retry(image, *detect_once(image))
     assert aspect == pytest.approx(0.167) and len(boxes) == 12
+    # one tile-shaped box among the slices gives the photo as it is a quality above 0: its 47
+    # sure boxes must still not count as 47 tiles found (they once set the count to beat)
+    with_one = np.concatenate([slices, [[50, 380, 80, 416]]]).astype(np.float32)
+    boxes, scores, aspect = rec._aspect_retry(image, with_one, np.full(len(with_one), 0.45, np.float32))
+    assert aspect == pytest.approx(0.167) and len(boxes) == 12
 
 
 def _fake_closeup_recognizer(first, shrunk_boxes):

@@ -357,7 +357,10 @@ class Recognizer:
         first = pass_quality(boxes, scores, 1.0, sure, min_sure, shape)
         if not retry.get("factors") or first >= float(retry["good_quality"]):
             return boxes, scores, 1.0
-        passes = [(first, int((scores >= sure).sum()), boxes, scores, 1.0)]
+        # a pass's count: its sure boxes that are tile-shaped with its stretch undone (a detector
+        # sure of 22 slivers of a squashed photo's 9 tiles must not set the count to beat)
+        count = lambda b, s, f: int(tile_shaped(b[s >= sure], f, shape).sum())  # noqa: E731
+        passes = [(first, count(boxes, scores, 1.0), boxes, scores, 1.0)]
         size = int(self.config["det_imgsz"])
         # no stretched pass keeps more than size pixels along either side, so a big photo is
         # shrunk once (still twice that, each side) instead of eight times from full size
@@ -367,10 +370,10 @@ class Recognizer:
             stretched, fx, fy = stretch(source, float(factor), size)
             b, s = self._detect_once(stretched)
             b = b / np.array([fx * pre, fy * pre, fx * pre, fy * pre], np.float32)
-            passes.append((pass_quality(b, s, float(factor), sure, min_sure, shape), int((s >= sure).sum()),
+            passes.append((pass_quality(b, s, float(factor), sure, min_sure, shape), count(b, s, float(factor)),
                            b, s, float(factor)))
         # a wrong stretch can merge a row into one sure "tile": only passes that find at least
-        # half as many sure tiles as the most fruitful one compete, and the photo as it is wins
+        # half as many sure tile-shaped boxes as the most fruitful one compete, and the photo as it is wins
         # unless another pass is clearly surer. A pass none of whose sure boxes is tile-shaped
         # (quality 0) found no tiles however many boxes it has: a detector that cut a squashed
         # photo's 12 tiles into 47 slices outvoted the stretch that found them.
