@@ -16,10 +16,9 @@ from training.augment import erase_corners, photometric, rot_mask, rotate_cw
 from training.cls_net import TileNet, export_onnx, load_weights
 from training.dataset import crops_from_pairs, list_split
 from training.quantize import quantize_classifier
-from vision.classes import BACK_CLASS, NUM_CLASSES
+from vision.classes import BACK_CLASS, FLOWER_CLASSES, NUM_CLASSES, class_to_tile, printed_number
 from vision.crops import CLS_INPUT, to_input
 
-FLOWER_CLASSES = tuple(range(34, 42))
 WHITE_CLASS = 33  # blank or framed: looks the same upside down
 SQUARE_ASPECT = 1.15  # boxes closer to square than this say nothing about the tile's rotation
 TILTED_SHARE = 0.3  # synthetic tiles drawn askew, as tiles lie when a hand is pushed over
@@ -29,7 +28,7 @@ INDEXED_CLASSES = tuple(range(0, 9)) + tuple(range(27, 33))
 CORNER_ERASE_SHARE = 0.4
 NO_NUMBER = -100  # the number head's loss skips tiles whose printed number is unknown
 # The training photos' HK sets print 梅1 蘭2 菊3 竹4 and 春1 夏2 秋3 冬4 (vision/tilesets.json, hk-index)
-REAL_NUMBERS = {34: 1, 35: 2, 36: 3, 37: 4, 38: 1, 39: 2, 40: 3, 41: 4}
+REAL_NUMBERS = {c: printed_number(class_to_tile(c, "hk-index")) for c in FLOWER_CLASSES}
 STYLES_PER_EPOCH = 24  # fresh procedural tile sets drawn for every epoch
 PROCEDURAL_VIEWS = (None, 0, 1, 2, 3)
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from vision.classes import FLOWER_CLASSES
 from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, to_input
-from vision.screen import SCREEN_DEFAULTS, screen
+from vision.screen import SCREEN_DEFAULTS, inside_share, screen
 
 DETECTOR_FILE = "detector.onnx"
 CLASSIFIER_FILE = "classifier.onnx"
@@ -46,8 +46,8 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # A first pass unsure of everything may have missed a tile too big to find at all: the
             # photo is also shrunk by each of blind.
             # A shrunk pass counts only if its sure tiles are at most max_tiles, at least min_px
-            # long at the first pass's scale: a close-up's tiles, not a normal photo's tiles or rows.
-            # and only if they hold (most of a box's area inside one of them) at least `hold` of the
+            # long at the first pass's scale (a close-up's tiles, not a normal photo's tiles or
+            # rows), and hold (most of a box's area inside one of them) at least `hold` of the
             # first pass's boxes, at most max_parts each: the parts of the close-up's tiles.
             "zoom_out": {"above_px": 150, "target_px": 80, "blind": [0.5, 0.3], "min_px": 120, "max_tiles": 6,
                          "hold": 0.8, "max_parts": 4, "margin": 0.05},
@@ -155,15 +155,6 @@ def zoom_region(boxes: np.ndarray, scores: np.ndarray, shape: tuple[int, int], d
     return x1, y1, x2, y2
 
 
-def held_in(parts: np.ndarray, wholes: np.ndarray, share: float) -> np.ndarray:
-    """held[i, j]: box i of parts lies at least share of its area inside box j of wholes (xyxy)."""
-    lt = np.maximum(parts[:, None, :2], wholes[None, :, :2])
-    rb = np.minimum(parts[:, None, 2:], wholes[None, :, 2:])
-    inter = np.prod(np.clip(rb - lt, 0, None), 2)
-    area = np.prod(np.clip(parts[:, 2:] - parts[:, :2], 1e-9, None), 1)
-    return inter / area[:, None] >= share
-
-
 def stretch(image: np.ndarray, factor: float, max_side: int) -> tuple[np.ndarray, float, float]:
     """The image with its width/height ratio multiplied by factor; returns (image, fx, fy), the
     scales applied to x and y. The result's long side is at most max_side: given the detector's
@@ -236,9 +227,7 @@ class Recognizer:
         if self.config.get("zoom_out"):
             # a squashed photo's slivers look like a close-up's parts: the stretched passes and
             # the shrunk ones compete, each judged with its own stretch undone
-            retry = self._retry
-            floor = pass_quality(found[0], found[1], found[2], float(retry["sure_score"]), 1,
-                                 tuple(retry["tile_shape"]))
+            floor = self._any_count_quality(*found)
             shrunk = self._zoom_out(image, boxes, scores, self.config["zoom_out"], floor)
             if shrunk is not None:
                 return shrunk[0], shrunk[1], 1.0
@@ -287,9 +276,7 @@ class Recognizer:
         h, w = image.shape[:2]
         scale = size / max(h, w)
         retry = self._retry
-        quality = lambda bb, ss: pass_quality(bb, ss, 1.0, float(retry["sure_score"]), 1,  # noqa: E731
-                                              tuple(retry["tile_shape"]))
-        first = quality(boxes, scores)
+        first = self._any_count_quality(boxes, scores)
         # the long side: a stick column is as tall as its tile, a sideways tile as wide
         tallest = float(np.max(np.maximum(boxes[:, 3] - boxes[:, 1], boxes[:, 2] - boxes[:, 0]), initial=0.0)) * scale
         shrinks = [float(cfg["target_px"]) / tallest] if tallest >= float(cfg["above_px"]) else []
@@ -306,13 +293,18 @@ class Recognizer:
                 continue
             # and they hold what the first pass found, a few boxes each (a close-up tile's
             # parts), not a hand's tiles that a wrong big box (a row, a phone) passes over
-            held = held_in(boxes, sure, 0.6)
+            held = inside_share(boxes, sure) >= 0.6
             if len(boxes) and (held.any(1).mean() < float(cfg["hold"]) or held.sum(0).max() > int(cfg["max_parts"])):
                 continue
-            q = quality(b, s)
+            q = self._any_count_quality(b, s)
             if q > best[0]:
                 best = (q, b, s)
         return None if best[1] is None else (best[1], best[2])
+
+    def _any_count_quality(self, boxes: np.ndarray, scores: np.ndarray, factor: float = 1.0) -> float:
+        """pass_quality without its penalty for few tiles: a close-up holds one to three."""
+        retry = self._retry
+        return pass_quality(boxes, scores, factor, float(retry["sure_score"]), 1, tuple(retry["tile_shape"]))
 
     def _detect_shrunk(self, image: np.ndarray, f: float) -> tuple[np.ndarray, np.ndarray]:
         """Detections on the photo scaled by f (< the detector's own scale) in the middle of a

@@ -31,14 +31,17 @@ SCREEN_DEFAULTS = {
 }
 
 
-def _inside_share(boxes: np.ndarray) -> np.ndarray:
-    """share[i, j]: the part of box i's area that lies inside box j (0 on the diagonal)."""
-    lt = np.maximum(boxes[:, None, :2], boxes[None, :, :2])
-    rb = np.minimum(boxes[:, None, 2:], boxes[None, :, 2:])
+def inside_share(boxes: np.ndarray, others: np.ndarray | None = None) -> np.ndarray:
+    """share[i, j]: the part of box i's area that lies inside box j of others (xyxy); without
+    others, inside box j of boxes, 0 on the diagonal."""
+    wholes = boxes if others is None else others
+    lt = np.maximum(boxes[:, None, :2], wholes[None, :, :2])
+    rb = np.minimum(boxes[:, None, 2:], wholes[None, :, 2:])
     inter = np.prod(np.clip(rb - lt, 0, None), 2)
     area = np.prod(np.clip(boxes[:, 2:] - boxes[:, :2], 0, None), 1)
     share = inter / np.maximum(area[:, None], 1e-9)
-    np.fill_diagonal(share, 0.0)
+    if others is None:
+        np.fill_diagonal(share, 0.0)
     return share
 
 
@@ -73,7 +76,7 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
     keep &= (scores * p >= float(cfg["drop_below"])) | (scores >= float(cfg["sure_box"]))
 
     # boxes inside another tile's box: a face, a stick column, a reflection
-    share = _inside_share(boxes)
+    share = inside_share(boxes)
     area = np.prod(np.clip(boxes[:, 2:] - boxes[:, :2], 0, None), 1)
     # bigger[i, j]: box j is kept, larger than box i and scored at least as high
     bigger = keep[None, :] & (area[None, :] > area[:, None]) & (scores[None, :] >= scores[:, None])
