@@ -71,6 +71,29 @@ def test_text_file_named_jpg(tmp_path):
         load_image(path)
 
 
+def test_text_file_is_not_an_image_after_ultralytics_patched_pil(monkeypatch):
+    """ultralytics (imported by training and adapt) swaps Image.open for a wrapper that keeps
+    PIL's own as `_image_open` and, on a file PIL cannot identify, fails importing a plugin."""
+    import sys
+    import types
+
+    patches = types.ModuleType("fake_ultralytics_patches")
+    patches._image_open = Image.open
+
+    def image_open(*args, **kwargs):
+        try:
+            return patches._image_open(*args, **kwargs)
+        except Image.UnidentifiedImageError:
+            raise ModuleNotFoundError("No module named 'pi_heif'") from None
+
+    image_open.__module__ = patches.__name__
+    monkeypatch.setitem(sys.modules, patches.__name__, patches)
+    monkeypatch.setattr(Image, "open", image_open)
+    with pytest.raises(ImageError, match="not an image") as err:
+        load_image(b"just some text, not a photo\n" * 10)
+    assert err.value.code == "image_not_image"
+
+
 def test_unsupported_format_is_named():
     with pytest.raises(ImageError, match="GIF images are not supported; use JPEG, PNG, WebP or HEIC"):
         load_image(_encode(_two_colour(), "GIF"))

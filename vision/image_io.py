@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import sys
 import warnings
 from pathlib import Path
 
@@ -38,6 +39,18 @@ except ImportError:  # pragma: no cover - pillow-heif is a runtime requirement
 # Only these parsers ever see the bytes (the JPEG one also yields MPO); GIF, BMP and TIFF are
 # there to name a common wrong format in the error.
 OPEN_FORMATS = [f for f in ("JPEG", "PNG", "WEBP", "HEIF", "GIF", "BMP", "TIFF") if f in Image.OPEN]
+
+
+
+
+def _pil_open():
+    """PIL's own Image.open. Importing ultralytics (training, adapt) replaces it with a wrapper
+    that, on any file PIL cannot identify, tries to pip-install a HEIF plugin and then fails
+    with ModuleNotFoundError: a text file was reported as "corrupt" instead of "not an image"."""
+    opener = Image.open
+    if getattr(opener, "__module__", Image.__name__) != Image.__name__:
+        opener = getattr(sys.modules.get(opener.__module__), "_image_open", opener)
+    return opener
 
 
 class ImageError(ValueError):
@@ -154,7 +167,7 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
         with warnings.catch_warnings():
             # PIL warns between its own limits; ours is lower and checked right below
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            im = Image.open(io.BytesIO(data), formats=OPEN_FORMATS)
+            im = _pil_open()(io.BytesIO(data), formats=OPEN_FORMATS)
     except Image.DecompressionBombError:
         raise ImageError(f"the image has too many pixels; the limit is {max_pixels / 1e6:.0f} "
                          "megapixels", code="image_bomb", limit_mp=f"{max_pixels / 1e6:.0f}") from None
