@@ -479,3 +479,57 @@ def test_the_shrunk_photo_lies_on_its_own_edge_pixels_and_boxes_come_back_to_the
 def test_an_empty_photo_has_no_tile_even_when_looked_at_from_further(recognizer):
     for value in (30, 128, 255):
         assert len(recognizer.detect(np.full((480, 640, 3), value, np.uint8))[0]) == 0
+
+
+def _bars(body, ink):
+    crop = np.full((96, 96, 3), body, np.uint8)
+    for x in (30, 45, 60):
+        crop[25:70, x:x + 5] = ink
+    return crop
+
+
+def test_light_ink_is_told_by_the_side_of_the_ground_its_strokes_lie_on():
+    from vision.crops import dark_ink, ink_is_light, light_ink_share
+
+    red, white = _bars((40, 40, 180), (235, 235, 235)), _bars((225, 232, 238), (30, 30, 30))
+    assert ink_is_light(red, 1.5) and not ink_is_light(white, 1.5)
+    assert not ink_is_light(np.full((96, 96, 3), 230, np.uint8), 1.5)  # a blank white tile
+    assert not ink_is_light(dark_ink(red), 1.5)  # shown as dark strokes on a light ground
+    assert dark_ink(red)[40, 32].max() < 40 < 120 < dark_ink(red)[40, 20].min()
+    assert light_ink_share([red, red, white], 1.5) == pytest.approx(2 / 3)
+    assert light_ink_share([], 1.5) == 0.0
+
+
+def test_a_light_ink_photo_is_read_twice_and_a_white_one_once(recognizer):
+    red = np.stack([_bars((40, 40, 180), (235, 235, 235))] * 3 + [_bars((225, 232, 238), (30, 30, 30))])
+    white = np.stack([_bars((225, 232, 238), (30, 30, 30))] * 3 + [_bars((40, 40, 180), (235, 235, 235))])
+    calls = []
+    real = recognizer._classify
+    recognizer._classify = lambda crops: calls.append(len(crops)) or real(crops)
+    try:
+        p_white = recognizer.classify_crops(white)
+        assert calls == [4]
+        p_red = recognizer.classify_crops(red)
+        assert calls == [4, 4, 4]  # as photographed, then as dark ink
+    finally:
+        recognizer._classify = real
+    from vision.crops import dark_ink
+
+    once, inverted = real(red), real(np.stack([dark_ink(c) for c in red]))
+    for got, a, b in zip(p_red, once, inverted):
+        assert np.allclose(got, (a + b) / 2)
+    assert np.allclose(p_white[0], real(white)[0])
+
+
+def test_adapt_teaches_a_light_ink_set_in_both_looks():
+    from training.adapt import with_dark_ink_looks
+    from vision.crops import dark_ink
+
+    red = np.stack([_bars((40, 40, 180), (235, 235, 235))] * 3)
+    cls, groups, numbers = np.array([5, 6, 36]), np.array([0, 0, 1]), np.array([0, 0, 3])
+    crops, c, g, n = with_dark_ink_looks(MODELS, red, cls, groups, numbers)
+    assert len(crops) == 6 and (crops[3] == dark_ink(red[0])).all()
+    assert c.tolist() == [5, 6, 36] * 2 and g.tolist() == [0, 0, 1] * 2 and n.tolist() == [0, 0, 3] * 2
+    assert with_dark_ink_looks(MODELS, red, cls, groups, None)[3] is None
+    white = np.stack([_bars((225, 232, 238), (30, 30, 30))] * 3)
+    assert with_dark_ink_looks(MODELS, white, cls, groups, numbers)[0] is white

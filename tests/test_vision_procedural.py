@@ -1,10 +1,13 @@
 """Procedural tile sets, table scenes, the printed-number head's labels and its reading."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 pytest.importorskip("PIL")
+ROOT = Path(__file__).resolve().parent.parent
 
 from training import scenes  # noqa: E402
 from training.procedural import LEAVE_OUT, flower_number, font_families, make_tileset, random_style  # noqa: E402
@@ -149,3 +152,22 @@ def test_style_study_scores_flowers_by_their_printed_number(tmp_path):
     row = style_study.card_summary(study, ["shipped"])["rows"][0]
     assert row["models"] == "shipped" and row["set"] == "held-out" and row["tiles_right"] == r["tiles_right"]
     assert "| models | held-out |" in style_study.format_table(study)
+
+
+def test_red_bodied_tiles_are_read_better_also_as_dark_ink():
+    """A red-bodied set with light line art (the style study's held-out-red): the shipped
+    classifier reads its tiles better when it also sees them as dark ink on a light ground."""
+    from training import synth
+    from training.compose import tile_picture
+    from training.style_study import RED_BODY
+    from vision.model import Recognizer
+
+    rng = np.random.default_rng(5)
+    tileset = make_tileset({**random_style(rng, held_out=True), **RED_BODY}, rng)
+    classes = [c for c in range(34) for _ in range(2)]
+    crops = np.stack([synth.frame_tile(*tile_picture(tileset, c, None, rng, 110), rng) for c in classes])
+    rec = Recognizer(ROOT / "models")
+    on = (rec.classify_crops(crops)[0].argmax(1) == classes).sum()
+    rec.config["light_ink"] = None
+    off = (rec.classify_crops(crops)[0].argmax(1) == classes).sum()
+    assert on > off, (on, off)

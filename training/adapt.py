@@ -35,7 +35,8 @@ from training.cls_net import TileNet, export_onnx, load_weights
 from training.dataset import crops_from_pairs, labels_to_xyxy, list_pairs, read_labels
 from training.quantize import quantize_classifier
 from training.train_classifier import NO_NUMBER, to_tensor
-from vision.crops import cut_crop, to_input
+from vision.crops import cut_crop, dark_ink, light_ink_share, to_input
+from vision.model import load_config
 
 WEIGHTS_FILE = "classifier.pt"
 ONNX_FILE = "classifier.onnx"
@@ -157,6 +158,19 @@ def install(net: TileNet, models_dir: Path, crops: np.ndarray) -> None:
     quantize_classifier(models_dir / ONNX_FILE, crops)
 
 
+def with_dark_ink_looks(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np.ndarray,
+                        numbers: np.ndarray | None):
+    """The crops of a set whose ink is light, and each again as dark ink on a light ground:
+    the recognizer reads such a set both ways (vision.model DEFAULTS["light_ink"]), so the
+    fine-tuning teaches both looks. Other sets' crops come back as they are."""
+    cfg = load_config(models_dir).get("light_ink")
+    if not cfg or light_ink_share(crops, float(cfg["ratio"])) <= float(cfg["photo_share"]):
+        return crops, cls, groups, numbers
+    both = np.concatenate([crops, np.stack([dark_ink(c) for c in crops])])
+    twice = lambda a: None if a is None else np.concatenate([a, a])  # noqa: E731
+    return both, twice(cls), twice(groups), twice(None if numbers is None else np.asarray(numbers))
+
+
 def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np.ndarray, epochs: int = 30,
                 holdout_share: float = 0.25, seed: int = 0, install_if_better: bool = True,
                 numbers: np.ndarray | None = None) -> dict:
@@ -168,6 +182,8 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
     jitter, lighting and rotation, a weaker check that still catches a collapsed model.
     """
     torch.set_num_threads(2)
+    given = len(crops)
+    crops, cls, groups, numbers = with_dark_ink_looks(models_dir, crops, cls, groups, numbers)
     held = split_holdout(groups, holdout_share, seed)
     train_idx = ~held if held.any() else np.ones(len(cls), bool)
     test_idx = held if held.any() else np.ones(len(cls), bool)
@@ -188,6 +204,7 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
     if installed:
         install(new, models_dir, crops)
     return {"train_crops": int(train_idx.sum()), "held_out_crops": int(test_idx.sum()),
+            "dark_ink_looks": len(crops) > given,
             "held_out_by_photo": bool(held.any()), "old_accuracy": old_acc, "new_accuracy": new_acc,
             "old_number_accuracy": old_num, "new_number_accuracy": new_num,
             "installed": installed, "installed_trained_on": int(len(cls) if refit else train_idx.sum()),

@@ -71,3 +71,32 @@ def to_input(crop: np.ndarray, rng: np.random.Generator | None = None, out: int 
     m = frame_matrix(crop.shape[0], out, rng, strength)
     return cv2.warpAffine(crop, m, (out, out), flags=cv2.INTER_AREA if crop.shape[0] > out * 1.3 else cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REFLECT101)
+
+
+def face(crop: np.ndarray, inset: float = 0.1) -> np.ndarray:
+    """The part of a stored crop inside its box, less inset of the box's side on each side
+    (a tilted tile's box corners hold the table)."""
+    n = crop.shape[0]
+    a = int(round(n * (CROP_MARGIN + inset) / (1 + 2 * CROP_MARGIN)))
+    return crop[a:n - a, a:n - a]
+
+
+def ink_is_light(crop: np.ndarray, ratio: float) -> bool:
+    """Is the tile's ink lighter than its ground, as on red, black or jade bodies with white or
+    gold line art? The face's grey levels then reach further above their median (the ground)
+    than below it. A dense face (8筒) of a white tile can pass too, its median being ink:
+    decide for a photo's tiles together (light_ink_share)."""
+    y = cv2.cvtColor(face(crop), cv2.COLOR_BGR2GRAY).astype(np.float32)
+    low, mid, high = np.percentile(y, (5, 50, 95))
+    return bool(high - mid > ratio * max(mid - low, 1.0))
+
+
+def light_ink_share(crops, ratio: float) -> float:
+    """The share of crops whose ink is light (0 for none)."""
+    return float(np.mean([ink_is_light(c, ratio) for c in crops])) if len(crops) else 0.0
+
+
+def dark_ink(crop: np.ndarray) -> np.ndarray:
+    """A light-ink crop as dark ink on a light ground, in grey: the polarity the classifier
+    trained on most (a red body's white strokes come out black on a light grey)."""
+    return cv2.cvtColor(255 - cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)

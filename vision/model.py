@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from vision.classes import FLOWER_CLASSES
-from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, to_input
+from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_share, to_input
 from vision.screen import SCREEN_DEFAULTS, inside_share, screen
 
 DETECTOR_FILE = "detector.onnx"
@@ -51,6 +51,12 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # first pass's boxes, at most max_parts each: the parts of the close-up's tiles.
             "zoom_out": {"above_px": 150, "target_px": 80, "blind": [0.5, 0.3], "min_px": 120, "max_tiles": 6,
                          "hold": 0.8, "max_parts": 4, "margin": 0.05},
+            # A set whose ink is lighter than its bodies (red, black or jade bodies with white or
+            # gold line art) is read twice: as photographed and as dark ink on a light ground,
+            # the probabilities averaged. A photo's set counts as light-ink when more than
+            # photo_share of its crops are (vision/crops.py ink_is_light, ratio): on the
+            # style study's photos, 86-100% of a red set's tiles and at most 31% of a white one's.
+            "light_ink": {"ratio": 1.5, "photo_share": 0.5},
             # phantom boxes (inside another tile, slivers at the edge, unreadable): vision/screen.py
             "screen": SCREEN_DEFAULTS}
 ROTATION_NAMES = ("upright", "sideways", "upside_down", "sideways")  # by quarter turns clockwise
@@ -186,13 +192,19 @@ def softmax(x: np.ndarray) -> np.ndarray:
     return e / e.sum(1, keepdims=True)
 
 
+def load_config(models_dir) -> dict:
+    """DEFAULTS with what the models folder's recognizer.json says for inference."""
+    cfg_path = Path(models_dir) / CONFIG_FILE
+    config = dict(DEFAULTS)
+    if cfg_path.exists():
+        config.update(json.loads(cfg_path.read_text())["inference"])
+    return config
+
+
 class Recognizer:
     def __init__(self, models_dir, threads: int = 2):
         models_dir = Path(models_dir)
-        cfg_path = models_dir / CONFIG_FILE
-        self.config = dict(DEFAULTS)
-        if cfg_path.exists():
-            self.config.update(json.loads(cfg_path.read_text())["inference"])
+        self.config = load_config(models_dir)
         for name in (DETECTOR_FILE, CLASSIFIER_FILE):
             if not (models_dir / name).exists():
                 raise OSError(f"missing {name} in {models_dir}")
@@ -392,10 +404,19 @@ class Recognizer:
     def classify_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Stored-format crops (N, 96, 96, 3) -> class probs (N, 43), rotation probs (N, 4) and
         printed-number probs (N, 4: 1-4, for flowers and seasons), None from a classifier
-        without a number head."""
+        without a number head. Pass one photo's crops together: whether the set's ink is light
+        is decided over all of them (DEFAULTS["light_ink"])."""
         if not len(crops):
             return (np.zeros((0, 43), np.float32), np.zeros((0, 4), np.float32),
                     np.zeros((0, 4), np.float32) if self._has_number else None)
+        probs = self._classify(crops)
+        cfg = self.config.get("light_ink")
+        if cfg and light_ink_share(crops, float(cfg["ratio"])) > float(cfg["photo_share"]):
+            second = self._classify(np.stack([dark_ink(c) for c in crops]))
+            probs = tuple(None if a is None else (a + b) / 2 for a, b in zip(probs, second))
+        return probs
+
+    def _classify(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         x = np.stack([to_input(c, out=int(self.config["cls_input"])) for c in crops])
         x = x.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
         out = self.classifier.run(None, {"image": x})
