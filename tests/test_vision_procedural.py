@@ -84,6 +84,21 @@ def test_procedural_detector_photos_are_labelled(tmp_path):
     assert (boxes[:, 2] > boxes[:, 0]).all()
 
 
+def test_procedural_close_ups_hold_a_few_big_tiles(tmp_path):
+    from training.dataset import read_labels
+    from training.train_detector import write_procedural_photos
+
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    write_procedural_photos(tmp_path / "images", tmp_path / "labels", 3, seed=1, max_side=480, squash_share=0.0,
+                            closeup_share=1.0)
+    for path in sorted((tmp_path / "labels").glob("*.txt")):
+        lab = read_labels(path)
+        x1, y1 = (lab[:, 1:3] - lab[:, 3:5] / 2).min(0)
+        x2, y2 = (lab[:, 1:3] + lab[:, 3:5] / 2).max(0)
+        assert 1 <= len(lab) <= 3 and max(x2 - x1, y2 - y1) > 0.4  # the tiles fill the photo
+
+
 def test_squashed_procedural_photos_keep_their_boxes_on_the_tiles(tmp_path):
     """Resized to a square as the publisher's photos are, a photo keeps each tile's box in
     the same place relative to the photo: the normalised labels do not change."""
@@ -121,6 +136,25 @@ def test_classifier_crops_carry_the_printed_number():
     assert all(it[3] in (2, 3) for it in items[3:])
     x = items[3][0]
     assert tuple(x.shape) == (3, 64, 64) and float(x.max()) <= 1.0
+
+
+def test_classifier_sees_light_ink_sets_also_as_dark_ink(monkeypatch):
+    pytest.importorskip("torch")
+    from training import train_classifier as tc
+
+    seen = []
+    real_dark_ink = tc.dark_ink
+    monkeypatch.setattr(tc, "dark_ink", lambda c: seen.append(1) or real_dark_ink(c))
+    monkeypatch.setattr(tc, "DARK_INK_SHARE", 1.0)
+    real = {"cls": np.zeros(0, np.int64), "crops": np.zeros((0, 96, 96, 3), np.uint8),
+            "turned": np.zeros(0, bool), "aspect": np.zeros(0)}
+    ds = tc.TileCrops(real, {}, [], 0, flower_repeat=1, synth_per_class={}, procedural_per_class={5: 3})
+    rng = np.random.default_rng(2)
+    for scheme, calls in (("light", 0), ("dark", 3)):
+        ds.tilesets = [make_tileset({**random_style(rng), "scheme": scheme}, rng)]
+        seen.clear()
+        assert [ds[i][1] for i in range(len(ds))] == [5, 5, 5]
+        assert len(seen) == calls
 
 
 def test_recognizer_reports_the_printed_number_of_flowers_only():

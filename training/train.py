@@ -9,6 +9,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -136,6 +137,9 @@ def train_detector_stage(args, info: dict, data_root: Path, artwork: Path, work:
     if not args.det_weights:
         info["det_degrees"] = args.det_degrees
     td.export_detector(best, models / "detector.onnx")
+    # adapt tunes the detector from these weights, and the next round starts from them
+    if Path(best).resolve() != (models / "detector.pt").resolve():
+        shutil.copyfile(best, models / "detector.pt")
 
 
 def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int) -> None:
