@@ -41,8 +41,6 @@ except ImportError:  # pragma: no cover - pillow-heif is a runtime requirement
 OPEN_FORMATS = [f for f in ("JPEG", "PNG", "WEBP", "HEIF", "GIF", "BMP", "TIFF") if f in Image.OPEN]
 
 
-
-
 def _pil_open():
     """PIL's own Image.open. Importing ultralytics (training, adapt) replaces it with a wrapper
     that, on any file PIL cannot identify, tries to pip-install a HEIF plugin and then fails
