@@ -168,7 +168,7 @@ def with_dark_ink_looks(models_dir: Path, crops: np.ndarray, cls: np.ndarray, gr
         return crops, cls, groups, numbers
     both = np.concatenate([crops, np.stack([dark_ink(c) for c in crops])])
     twice = lambda a: None if a is None else np.concatenate([a, a])  # noqa: E731
-    return both, twice(cls), twice(groups), twice(None if numbers is None else np.asarray(numbers))
+    return both, twice(cls), twice(groups), twice(numbers)
 
 
 def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np.ndarray, epochs: int = 30,
