@@ -28,3 +28,17 @@ def test_pi_figures_scale_this_machine_by_the_published_pi5_time():
     # half the frame is the detector; NCNN runs it in 88.0/168.1 of ONNX Runtime's time on a Pi 5
     gain = bench_pi.PI5_PUBLISHED["ncnn"] / bench_pi.PI5_PUBLISHED["onnxruntime"]
     assert pi["pi5"]["live_fps_ncnn_detector"] == pytest.approx(1000 / (100 * (0.5 + 0.5 * gain)))
+
+
+def test_ncnn_export_finds_the_boxes_onnx_runtime_finds(tmp_path):
+    """The bench's NCNN runner reads the network input it is given (a regression: the C-order
+    copy of the input was a temporary that ncnn.Mat does not hold, and 0% of boxes agreed)."""
+    pytest.importorskip("ncnn")
+    pytest.importorskip("ultralytics")
+    folder = bench_pi.ncnn_detector(tmp_path, 416)
+    images = bench_pi.photos(2)
+    onnx = bench_pi.detector(bench_pi.ort_runner(bench_pi.ort_session(bench_pi.MODELS / "detector.onnx", 1)),
+                             416, 0.2, 0.5)
+    ncnn = bench_pi.detector(bench_pi.ncnn_runner(folder, 1), 416, 0.2, 0.5, square=True)
+    assert sum(len(onnx(img)) for img in images) >= 10
+    assert bench_pi.agreement(onnx, ncnn, images) >= 0.95

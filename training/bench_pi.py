@@ -162,9 +162,12 @@ def ncnn_runner(folder: Path, threads: int):
     net.load_model(str(folder / "model.ncnn.bin"))
 
     def run(x: np.ndarray) -> np.ndarray:
-        # the input Mat must outlive the extraction: a temporary one is freed while the
-        # extractor still reads it, and the network then sees garbage (seen: scores near 0)
-        mat = ncnn.Mat(np.ascontiguousarray(x[0]))
+        # ncnn.Mat wraps the array's memory without holding it, so both must outlive the
+        # extraction: a temporary is freed while the extractor still reads it and the network
+        # sees garbage (seen: scores near 0, or no box agreeing). detector_input's array is in
+        # HWC memory order (astype keeps a transpose's strides), so the C-order copy is made here.
+        data = np.ascontiguousarray(x[0])
+        mat = ncnn.Mat(data)
         with net.create_extractor() as ex:
             ex.input("in0", mat)
             _, out = ex.extract("out0")
