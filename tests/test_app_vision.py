@@ -324,3 +324,5 @@ def test_the_model_is_loaded_once_lazily_and_again_when_its_files_change(tmp_pat
     stat = (models / "classifier.onnx").stat()
     os.utime(models / "classifier.onnx", ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # adapt installed a new one
     assert upload(app.test_client(), fixture_photo()).status_code == 200 and loads == [models, models]
+    (models / "flower_reader.onnx").write_bytes(b"x")  # adapt installed a flower reader alone
+    assert upload(app.test_client(), fixture_photo()).status_code == 200 and loads == [models] * 3

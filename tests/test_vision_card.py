@@ -67,3 +67,17 @@ def test_screen_section():
     assert "| screening as shipped | 99.00% | 98.00% | 90.0% | 4 | 3 | 2 | 1 | 60.0% |" in card
     assert f"`drop_below` {SCREEN_DEFAULTS['drop_below']}" in card and "- Because." in card
     assert "## Phantom tiles" not in model_card({})
+
+
+def test_flower_reader_section():
+    part = {"crops": 173, "season_or_plant": 0.9, "number": 0.8, "tile": 0.75}
+    info = {"flower_reader": {"before": {"valid": {**part, "tile": 0.5}}, "valid": part, "held_out_style": part,
+                              "seen_styles": part, "input": 96, "store": 112, "steps": 2000, "lr": 3e-4,
+                              "train_minutes": 40, "real_train_crops": 1523},
+            "flower_reader_mb": 1.2}
+    card = model_card(info)
+    assert "## Flowers by what they print (the flower reader)" in card
+    assert "| valid split, real HK flowers (173 crops) | 90.0% -> 90.0% | 80.0% -> 80.0% | 50.0% -> 75.0% |" in card
+    assert "| procedural sets, held-out style (173 crops) | n/a -> 90.0% |" in card
+    assert "| `flower_reader.onnx` |" in card and "1.2 MB" in card
+    assert "flower reader" not in model_card({}) and "flower_reader.onnx" not in model_card({})

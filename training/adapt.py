@@ -10,6 +10,7 @@ Then the detector: when the recognizer misses or invents tiles on the corrected 
 the boxes the player confirmed), it is fine-tuned the same way, held photo, install-if-better
 and all (training/adapt_detector.py); one calibration photo leaves no photo to hold out, so
 there the detector is left as it is (measured: see that module).
+The flower reader is tuned on the flower and season crops too (training/adapt_flowers.py).
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ import torch
 from torch.nn import functional as F
 
 from training.adapt_detector import DET_EPOCHS, adapt_detector, keep_previous
+from training.adapt_flowers import adapt_reader
 from training.augment import photometric, rotate_cw
 from training.calibration import CALIBRATION_ORDER, calibration_labels, calibration_numbers
 from training.cls_net import TileNet, export_onnx, load_weights
@@ -203,7 +205,9 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
         new = fine_tune(load_net(models_dir), crops, cls, epochs=epochs, seed=seed, numbers=nums)
     if installed:
         install(new, models_dir, crops)
+    reader = adapt_reader(models_dir, crops, cls, held, nums, seed=seed, install_if_better=install_if_better)
     return {"train_crops": int(train_idx.sum()), "held_out_crops": int(test_idx.sum()),
+            "flower_reader": reader,
             "dark_ink_looks": len(crops) > given,
             "held_out_by_photo": bool(held.any()), "old_accuracy": old_acc, "new_accuracy": new_acc,
             "old_number_accuracy": old_num, "new_number_accuracy": new_num,

@@ -283,6 +283,54 @@ def _fixes_line(ev: dict) -> str:
             "figures; the last column scores the same predictions on the labels as published.\n")
 
 
+def _flower_row(info: dict) -> str:
+    fr = info.get("flower_reader")
+    if not fr:
+        return ""
+    return (f"| `flower_reader.onnx` | the classifier's network with 8 classes (春夏秋冬梅蘭菊竹) and its printed-number head, "
+            f"started from the classifier's weights (`training/train_flower_reader.py`), fp32, softmax inside: run only on "
+            f"crops the classifier puts in the flower and season group (`vision/flowers.py`) | {fr.get('input')}x{fr.get('input')} "
+            f"BGR crop cut from the photo at {fr.get('store')} px (box + 20%), long side vertical | "
+            f"{info.get('flower_reader_mb', 0):.1f} MB |\n")
+
+
+def _flower_section(info: dict) -> str:
+    fr = info.get("flower_reader")
+    if not fr:
+        return ""
+
+    def row(name: str, before: dict, after: dict) -> str:
+        cells = " | ".join(f"{_pct(before.get(k))} -> {_pct(after.get(k))}" for k in ("season_or_plant", "number", "tile"))
+        return f"| {name} ({after.get('crops')} crops) | {cells} |"
+
+    b = fr.get("before", {})
+    rows = "\n".join(row(name, b.get(k, {}), fr.get(k, {})) for name, k in (
+        ("valid split, real HK flowers", "valid"), ("procedural sets, held-out style", "held_out_style"),
+        ("procedural sets, styles seen", "seen_styles")))
+    return f"""## Flowers by what they print (the flower reader)
+
+Sets draw the plants their own way and disagree on which plant carries 3 and 4, but every flower and
+season tile prints its name and number, about 8 px tall at the classifier's 64 px input. Tiles the
+classifier puts in the flower and season group (at least half its probability) are cut again from the
+photo at {fr.get('store')} px and read at {fr.get('input')} px by `flower_reader.onnx`: its reading of season or plant,
+and of the printed number, joins the classifier's inside the group, weighted by
+`inference.flower_reader.weight` in `recognizer.json` (1: the reader's alone); whether the tile is a
+flower stays the classifier's call. The default tile set then maps the tile by its number
+(`vision/tilesets.json`; a set can still be chosen). `adapt` tunes the reader too, on the player's
+flower crops (`training/adapt_flowers.py`).
+Trained {fr.get('train_minutes', 0):.0f} min ({fr.get('steps')} steps of 64, lr {fr.get('lr')}) from the classifier's weights on the data
+set's {fr.get('real_train_crops')} real flower crops (30% of each batch) and the flowers of 24 procedural sets drawn fresh
+every epoch (never the held-out style). Its figures on crops cut at the labelled boxes, the
+classifier's network at {fr.get('input')} px before training -> the reader ("tile": season or plant and number
+both right, what scoring uses):
+
+| crops | season or plant | number | tile |
+|---|---|---|---|
+{rows}
+
+"""
+
+
 def model_card(info: dict) -> str:
     """info: settings, timings and the evaluation reports written by training.train."""
     ev = info.get("valid_report", {})
@@ -293,13 +341,13 @@ def model_card(info: dict) -> str:
     conf = ", ".join(f"{c['true']}->{c['predicted']} x{c['count']}" for c in ev.get("confusions", [])[:8])
     return f"""# Tile recognition models
 
-Two ONNX models run by `vision/model.py` (onnxruntime, CPU):
+ONNX models run by `vision/model.py` (onnxruntime, CPU):
 
 | file | what | input | size |
 |---|---|---|---|
 | `detector.onnx` | YOLO11n (ultralytics, trained from scratch, no pretrained weights), one class "tile" (face-up or face-down) | RGB, long side {info.get('det_imgsz')}, short side as the photo's aspect leaves (rounded up to 32) | {info.get('detector_mb', 0):.1f} MB |
 | `classifier.onnx` | small residual CNN (`training/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters, int8 after ONNX Runtime static quantization calibrated on 512 training crops: `training/quantize.py`): 43 classes, a 4-way rotation head and a 4-way printed-number head (flowers) | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
-| `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
+{_flower_row(info)}| `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
 | `detector.pt` | the detector's ultralytics weights (optimizer stripped), the starting point of the next training round | | |
 | `recognizer.json` | inference settings and the figures below | | |
 
@@ -386,7 +434,7 @@ detector score x class probability. Then phantom boxes are screened out or flagg
 Flowers and seasons: {fl or 'n/a'}.
 Worst confusions: {conf or 'none'}.
 
-{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_section(info.get('adapt_study'))}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
+{_flower_section(info)}{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_section(info.get('adapt_study'))}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
 ## Limits
 
 - Trained on HK-style tiles with corner indices; Taiwanese sets without indices and with other flower art

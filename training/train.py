@@ -44,6 +44,11 @@ def parse(argv):
     ap.add_argument("--skip-classifier", action="store_true", help="keep models/classifier.* as they are")
     ap.add_argument("--skip-detector", action="store_true",
                     help="keep models/detector.* (and what the card says of it) as they are")
+    ap.add_argument("--flower-minutes", type=float, default=30.0, help="flower reader time budget")
+    ap.add_argument("--flower-init", help="start the flower reader from these classifier weights "
+                                          "(default: the models folder's classifier.pt)")
+    ap.add_argument("--skip-flower-reader", action="store_true",
+                    help="keep models/flower_reader.onnx (and what the card says of it) as it is")
     ap.add_argument("--evaluate-only", action="store_true",
                     help="train nothing: measure the models in --models again and rewrite their card")
     return ap.parse_args(argv)
@@ -101,6 +106,8 @@ def main(argv=None) -> int:
         info["classifier"] = {k: v for k, v in metrics.items() if k != "per_class_recall"}
         info["cls_minutes_budget"] = args.cls_minutes
         info["cls_lr"] = args.cls_lr
+    if not args.skip_flower_reader:
+        flower_reader_stage(args, info, data_root, work, models)
     info["cls_params"] = sum(p.numel() for p in TileNet().parameters())
     info["train_images"] = len(list((data_root / "images" / "train").iterdir()))
 
@@ -142,6 +149,23 @@ def train_detector_stage(args, info: dict, data_root: Path, artwork: Path, work:
         shutil.copyfile(best, models / "detector.pt")
 
 
+def flower_reader_stage(args, info: dict, data_root: Path, work: Path, models: Path) -> None:
+    """Train models/flower_reader.onnx from the classifier's weights and note it in info."""
+    import torch
+
+    from training import train_flower_reader as tf
+    from vision.flowers import READER_FILE
+
+    fl_work = work / "classifier"  # the crop caches the classifier's stage made
+    fl_work.mkdir(parents=True, exist_ok=True)
+    init = Path(args.flower_init) if args.flower_init else models / "classifier.pt"
+    metrics = tf.train_flower_reader(data_root, fl_work, models / READER_FILE, args.flower_minutes,
+                                     init if init.exists() else None, seed=args.seed, threads=args.threads,
+                                     log=lambda s: print(s, flush=True))
+    torch.save(torch.load(fl_work / "flower_reader_last.pt"), models / "flower_reader.pt")
+    info["flower_reader"] = metrics
+
+
 def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int) -> None:
     """Measure the models on the valid split (and boxes-only photos), keep the figures in
     recognizer.json and write the model card."""
@@ -162,6 +186,8 @@ def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int)
         info["boxes_only_report"] = evaluate(boxes_only, rec, classes=False)
     info["detector_mb"] = (models / "detector.onnx").stat().st_size / 1e6
     info["classifier_mb"] = (models / "classifier.onnx").stat().st_size / 1e6
+    if (models / "flower_reader.onnx").exists():
+        info["flower_reader_mb"] = (models / "flower_reader.onnx").stat().st_size / 1e6
     card_path.write_text(json.dumps(config, indent=1))
     write_card(models)
 

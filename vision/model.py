@@ -16,6 +16,8 @@ import numpy as np
 
 from vision.classes import FLOWER_CLASSES
 from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_share, to_input
+from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
+from vision.flowers import READER_FILE, FlowerReader
 from vision.screen import SCREEN_DEFAULTS, inside_share, screen
 
 DETECTOR_FILE = "detector.onnx"
@@ -57,6 +59,9 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # photo_share of its crops are (vision/crops.py ink_is_light, ratio): on the
             # style study's photos, 86-100% of a red set's tiles and at most 31% of a white one's.
             "light_ink": {"ratio": 1.5, "photo_share": 0.5},
+            # the flower reader's second look at tiles the classifier puts in the flower and
+            # season group at min_group or more (vision/flowers.py), averaged with the classifier's
+            "flower_reader": dict(FLOWER_DEFAULTS),
             # phantom boxes (inside another tile, slivers at the edge, unreadable): vision/screen.py
             "screen": SCREEN_DEFAULTS}
 ROTATION_NAMES = ("upright", "sideways", "upside_down", "sideways")  # by quarter turns clockwise
@@ -220,6 +225,11 @@ class Recognizer:
         # "screen": null in recognizer.json turns the phantom screening off
         screen_cfg = self.config.get("screen")
         self._screen = None if screen_cfg is None else {**SCREEN_DEFAULTS, **screen_cfg}
+        # the flower reader is optional (models trained before it have none); "flower_reader": null
+        # in recognizer.json turns it off
+        self.flowers = None
+        if (models_dir / READER_FILE).exists() and self.config.get("flower_reader", {}) is not None:
+            self.flowers = FlowerReader(make_session(models_dir / READER_FILE, threads), self.config.get("flower_reader"))
 
     def detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Tile boxes (N, 4) in image pixels and their detector scores."""
@@ -401,17 +411,23 @@ class Recognizer:
         boxes = np.clip(boxes, 0, [w, h, w, h]).astype(np.float32)
         return boxes, scores
 
-    def classify_crops(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    def is_light_ink(self, crops: np.ndarray) -> bool:
+        """Is this photo's set one with light ink on coloured bodies (DEFAULTS["light_ink"])?
+        Decided over all of one photo's crops."""
+        cfg = self.config.get("light_ink")
+        return bool(cfg) and light_ink_share(crops, float(cfg["ratio"])) > float(cfg["photo_share"])
+
+    def classify_crops(self, crops: np.ndarray, light_ink: bool | None = None
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Stored-format crops (N, 96, 96, 3) -> class probs (N, 43), rotation probs (N, 4) and
         printed-number probs (N, 4: 1-4, for flowers and seasons), None from a classifier
         without a number head. Pass one photo's crops together: whether the set's ink is light
-        is decided over all of them (DEFAULTS["light_ink"])."""
+        is decided over all of them unless light_ink says."""
         if not len(crops):
             return (np.zeros((0, 43), np.float32), np.zeros((0, 4), np.float32),
                     np.zeros((0, 4), np.float32) if self._has_number else None)
         probs = self._classify(crops)
-        cfg = self.config.get("light_ink")
-        if cfg and light_ink_share(crops, float(cfg["ratio"])) > float(cfg["photo_share"]):
+        if self.is_light_ink(crops) if light_ink is None else light_ink:
             second = self._classify(np.stack([dark_ink(c) for c in crops]))
             probs = tuple(None if a is None else (a + b) / 2 for a, b in zip(probs, second))
         return probs
@@ -443,7 +459,10 @@ class Recognizer:
         cut = [cut_crop(image, b, CROP_STORE, CROP_MARGIN, turned=(b[2] - b[0]) * aspect > b[3] - b[1])
                for b in boxes]
         crops = np.stack([c for c, _ in cut]) if cut else np.zeros((0, CROP_STORE, CROP_STORE, 3), np.uint8)
-        p_cls, p_rot, p_num = self.classify_crops(crops)
+        light = self.is_light_ink(crops)
+        p_cls, p_rot, p_num = self.classify_crops(crops, light)
+        if self.flowers is not None:  # what flowers and seasons print, read at a larger crop
+            p_cls, p_num = self.flowers.refine(image, boxes, [t for _, t in cut], p_cls, p_num, light)
         return {"boxes": boxes, "scores": scores, "aspect": aspect, "p_cls": p_cls, "p_rot": p_rot, "p_num": p_num,
                 "turned": [t for _, t in cut], "shape": image.shape[:2]}
 

@@ -1,5 +1,5 @@
 """The vision model, loaded once per process on first use and reloaded when its files change
-(after `vision adapt` installs a better classifier). Until models/ holds a model, every caller
+(after `vision adapt` installs a better classifier or flower reader). Until models/ holds a model, every caller
 gets a 503 "no vision model installed yet" instead of a crash.
 """
 from __future__ import annotations
@@ -10,6 +10,8 @@ from pathlib import Path
 from .errors import ApiError
 
 MODEL_FILES = ("detector.onnx", "classifier.onnx")
+# read too when present: adapt may install a new flower reader alone
+OPTIONAL_FILES = ("flower_reader.onnx", "recognizer.json")
 NO_MODEL = "no vision model installed yet"
 
 
@@ -27,7 +29,9 @@ class RecognizerSource:
         paths = [self.models_dir / name for name in MODEL_FILES]
         if not all(p.is_file() for p in paths):
             return None
-        return tuple(p.stat().st_mtime_ns for p in paths)
+        optional = [self.models_dir / name for name in OPTIONAL_FILES]
+        return tuple(p.stat().st_mtime_ns for p in paths) + tuple(
+            p.stat().st_mtime_ns if p.is_file() else None for p in optional)
 
     def available(self) -> bool:
         return self._injected is not None or self._files_stamp() is not None

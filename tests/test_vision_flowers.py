@@ -1,0 +1,182 @@
+"""The flower reader (vision/flowers.py): which crops it reads, how its reading joins the
+classifier's, and its training data (training/train_flower_reader.py)."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.classes import FLOWER_CLASSES
+from vision.flowers import FLOWER_INPUT, FLOWER_STORE, READER_FILE, FlowerReader, in_group, merge, reader_input
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+
+
+def probs(rows: list[dict[int, float]]) -> np.ndarray:
+    p = np.zeros((len(rows), 43), np.float32)
+    for i, row in enumerate(rows):
+        for c, v in row.items():
+            p[i, c] = v
+    return p
+
+
+def test_only_crops_mostly_in_the_flower_group_are_read():
+    p = probs([{38: 0.3, 40: 0.3, 5: 0.4}, {38: 0.2, 5: 0.8}, {16: 1.0}])
+    assert in_group(p, 0.5).tolist() == [True, False, False]
+    assert in_group(np.zeros((0, 43)), 0.5).tolist() == []
+
+
+def test_merge_moves_the_group_toward_the_reader_and_keeps_the_group_total():
+    p_cls = probs([{38: 0.6, 39: 0.2, 5: 0.2}, {16: 1.0}])
+    p_num = np.array([[0.1, 0.7, 0.1, 0.1], [0.25] * 4], np.float32)
+    reader = (np.eye(8, dtype=np.float32)[[2]], np.array([[0.0, 0.0, 1.0, 0.0]], np.float32))
+    rows = np.array([True, False])
+    c, n = merge(p_cls, p_num, rows, reader, weight=1.0)
+    assert c[0, 36] == pytest.approx(0.8) and c[0, 5] == pytest.approx(0.2) and c[0, 38] == 0
+    assert n[0].tolist() == [0, 0, 1, 0]
+    assert np.array_equal(c[1], p_cls[1]) and np.array_equal(n[1], p_num[1])  # not read: untouched
+    half, half_n = merge(p_cls, p_num, rows, reader, weight=0.5)
+    assert half[0, 38] == pytest.approx(0.3) and half[0, 36] == pytest.approx(0.4)
+    assert half[0, FLOWER_CLASSES].sum() == pytest.approx(0.8)
+    assert half_n[0, 2] == pytest.approx(0.55)
+    assert p_cls[0, 38] == pytest.approx(0.6)  # the inputs are not changed
+    c, n = merge(p_cls, None, rows, reader, weight=1.0)
+    assert n is None and c[0, 36] == pytest.approx(0.8)
+
+
+class FakeSession:
+    """An ONNX session stand-in that says every crop is 竹 printing 4, and records its inputs."""
+
+    def __init__(self):
+        self.inputs = []
+
+    def run(self, names, feeds):
+        x = feeds["image"]
+        self.inputs.append(x)
+        n = len(x)
+        return [np.tile(np.eye(8, dtype=np.float32)[7], (n, 1)), np.tile(np.eye(4, dtype=np.float32)[3], (n, 1))]
+
+
+def test_refine_reads_the_group_crops_at_its_own_size_and_nothing_else():
+    image = np.full((300, 400, 3), 200, np.uint8)
+    boxes = np.array([[10, 10, 60, 80], [100, 10, 150, 80], [200, 10, 280, 60]], np.float32)
+    p_cls = probs([{38: 0.9, 0: 0.1}, {3: 1.0}, {35: 0.7, 0: 0.3}])
+    session = FakeSession()
+    c, n = FlowerReader(session, {"weight": 1.0}).refine(image, boxes, [False, False, True], p_cls,
+                                                        np.full((3, 4), 0.25, np.float32))
+    assert len(session.inputs) == 1 and session.inputs[0].shape == (2, 3, FLOWER_INPUT, FLOWER_INPUT)
+    assert c.argmax(1).tolist() == [41, 3, 41] and n.argmax(1).tolist() == [3, 0, 3]
+    assert np.array_equal(n[1], [0.25] * 4)
+    none = FakeSession()
+    same = FlowerReader(none).refine(image, boxes, [False] * 3, probs([{3: 1.0}] * 3), None)
+    assert none.inputs == [] and same[1] is None
+
+
+def test_reader_input_is_the_boxes_long_side_up_and_dark_ink_on_request():
+    image = np.zeros((200, 200, 3), np.uint8)
+    image[50:90, 20:180] = 255  # a lying tile: turned, its crop stands up
+    x = reader_input(image, [[20, 50, 180, 90]], [True], FLOWER_STORE, FLOWER_INPUT, light_ink=False)
+    centre = x[0, 0, FLOWER_INPUT // 2]
+    assert x.shape == (1, 3, FLOWER_INPUT, FLOWER_INPUT) and x.dtype == np.float32
+    assert centre.max() == pytest.approx(1.0)
+    dark = reader_input(image, [[20, 50, 180, 90]], [True], FLOWER_STORE, FLOWER_INPUT, light_ink=True)
+    assert dark[0, 0, FLOWER_INPUT // 2].min() == pytest.approx(0.0)
+
+
+def test_recognizer_uses_a_flower_reader_beside_its_models_and_can_be_told_not_to(tmp_path):
+    torch = pytest.importorskip("torch")
+    from training.train_flower_reader import export_onnx, from_classifier
+    from vision.model import Recognizer
+
+    for name in ("detector.onnx", "classifier.onnx", "recognizer.json"):
+        shutil.copy2(MODELS / name, tmp_path / name)
+    torch.manual_seed(0)
+    export_onnx(from_classifier(MODELS / "classifier.pt"), tmp_path / READER_FILE)
+    rec = Recognizer(tmp_path, threads=1)
+    assert rec.flowers is not None
+    session = FakeSession()
+    rec.flowers.session = session
+    image = np.full((400, 600, 3), 90, np.uint8)
+    # the classifier unsure between two plants: the reader's sure 竹 decides at the default weight
+    rec._classify = lambda crops: (probs([{40: 0.6, 38: 0.4}] * len(crops)), np.eye(4, dtype=np.float32)[[0] * len(crops)],
+                                   np.full((len(crops), 4), 0.25, np.float32))
+    rec.detect_with_aspect = lambda img: (np.array([[10, 10, 80, 110]], np.float32), np.array([0.9], np.float32), 1.0)
+    tiles = rec.recognize(image)
+    assert [t["cls"] for t in tiles] == [41] and tiles[0]["number"] == 4 and len(session.inputs) == 1
+    config = json.loads((tmp_path / "recognizer.json").read_text())
+    config["inference"]["flower_reader"] = None
+    (tmp_path / "recognizer.json").write_text(json.dumps(config))
+    assert Recognizer(tmp_path, threads=1).flowers is None
+
+
+def test_the_exported_reader_gives_probabilities(tmp_path):
+    pytest.importorskip("torch")
+    import onnxruntime as ort
+
+    from training.train_flower_reader import export_onnx, from_classifier
+
+    path = tmp_path / READER_FILE
+    export_onnx(from_classifier(None), path)
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    p8, num = session.run(["p_cls", "p_num"], {"image": np.random.default_rng(0).random(
+        (2, 3, FLOWER_INPUT, FLOWER_INPUT), dtype=np.float32)})
+    assert p8.shape == (2, 8) and num.shape == (2, 4)
+    assert np.allclose(p8.sum(1), 1, atol=1e-5) and np.allclose(num.sum(1), 1, atol=1e-5)
+
+
+def test_from_classifier_keeps_the_classifiers_flower_rows():
+    torch = pytest.importorskip("torch")
+    from training.train_flower_reader import from_classifier
+
+    net = from_classifier(MODELS / "classifier.pt")
+    state = torch.load(MODELS / "classifier.pt", map_location="cpu")
+    assert torch.equal(net.cls_head.weight, state["cls_head.weight"][list(FLOWER_CLASSES)])
+    assert torch.equal(net.num_head.weight, state["num_head.weight"])
+
+
+def test_procedural_flowers_carry_their_sets_printed_numbers():
+    pytest.importorskip("torch")
+    from training.train_flower_reader import procedural_flowers
+
+    try:
+        data = procedural_flowers(np.random.default_rng(3), sets=2, per_class=1)
+    except OSError as e:  # no CJK font installed (make train-fonts)
+        pytest.skip(str(e))
+    assert data["crops"].shape == (16, FLOWER_STORE, FLOWER_STORE, 3)
+    assert sorted(data["cls"].tolist()) == sorted(list(range(8)) * 2)
+    seasons = data["num"][data["cls"] < 4]
+    assert sorted(seasons.tolist()) == [0, 0, 1, 1, 2, 2, 3, 3]  # 春夏秋冬 print 1-4 in every set
+    plants = data["cls"] >= 4
+    assert set(data["num"][plants].tolist()) == {0, 1, 2, 3}
+    held = procedural_flowers(np.random.default_rng(4), sets=1, per_class=1, held_out=True)
+    assert len(held["cls"]) == 8
+
+
+def test_adapt_tunes_the_reader_on_the_players_flowers_and_keeps_the_previous_one(tmp_path):
+    torch = pytest.importorskip("torch")
+    from training.adapt_flowers import WEIGHTS_FILE, adapt_reader
+    from training.train_flower_reader import export_onnx, from_classifier, procedural_flowers
+
+    try:
+        data = procedural_flowers(np.random.default_rng(5), sets=1, per_class=2)
+    except OSError as e:
+        pytest.skip(str(e))
+    net = from_classifier(MODELS / "classifier.pt")
+    torch.save(net.state_dict(), tmp_path / WEIGHTS_FILE)
+    export_onnx(net, tmp_path / READER_FILE)
+    old_onnx = (tmp_path / READER_FILE).read_bytes()
+    # a set whose pictures the reader must learn to name otherwise: every flower one class on
+    cls = np.array(FLOWER_CLASSES)[(data["cls"] + 1) % 8]
+    other = np.concatenate([cls, [5, 17]])  # two tiles that are no flowers: not the reader's
+    crops = np.concatenate([data["crops"], data["crops"][:2]])
+    report = adapt_reader(tmp_path, crops, other, np.zeros(len(other), bool), None, steps=40)
+    assert report["flower_crops"] == 16 and report["held_out_by_photo"] is False
+    assert report["new_accuracy"] > report["old_accuracy"] and report["installed"] is True
+    assert (tmp_path / "previous" / READER_FILE).read_bytes() == old_onnx
+    assert (tmp_path / READER_FILE).read_bytes() != old_onnx
+    kept = adapt_reader(tmp_path, crops, other, np.zeros(len(other), bool), None, steps=1, install_if_better=False)
+    assert kept["installed"] is False
+    assert adapt_reader(tmp_path, crops[-2:], other[-2:], np.zeros(2, bool), None) is None  # no flowers

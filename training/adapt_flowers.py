@@ -1,0 +1,110 @@
+"""Adapting the flower reader (vision/flowers.py) to the player's own flower and season tiles.
+
+`python -m vision adapt` tunes the classifier on the player's crops; inside the flower group the
+reader's reading takes the classifier's place, so without this step what the classifier learnt
+of the set's flowers would not reach the answer. The reader is tuned on the same flower crops
+(their class, and their printed number where the labels say it), held part, install-if-better
+and the previous files kept under models/previous/, as the classifier is.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from training.adapt_detector import keep_previous
+from training.augment import photometric, rotate_cw
+from training.train_classifier import NO_NUMBER
+from training.train_flower_reader import export_onnx, from_classifier
+from vision.classes import FLOWER_CLASSES
+from vision.crops import to_input
+from vision.flowers import FLOWER_INPUT, FLOWER_STORE, READER_FILE
+
+WEIGHTS_FILE = "flower_reader.pt"
+MAX_JITTER = 3.0  # as the classifier's adapt (training/adapt.py): the set's sides cut in and out
+
+
+def load_reader(models_dir: Path):
+    net = from_classifier(None)
+    net.load_state_dict(torch.load(Path(models_dir) / WEIGHTS_FILE, map_location="cpu"))
+    return net.eval()
+
+
+def jittered(crops: np.ndarray, pick: np.ndarray, rng: np.random.Generator) -> torch.Tensor:
+    xs = [rotate_cw(photometric(to_input(crops[j], rng, out=FLOWER_INPUT, strength=rng.uniform(1, MAX_JITTER)), rng),
+                    2 * int(rng.integers(2))).transpose(2, 0, 1) for j in pick]
+    return torch.from_numpy(np.stack(xs)).float() / 255
+
+
+def score(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, copies: int = 4, seed: int = 1) -> float:
+    """Share read right on jittered copies (fixed seed: old and new see the same inputs): season
+    or plant and number where the number is known, else the name."""
+    rng = np.random.default_rng(seed)
+    pick = np.tile(np.arange(len(cls)), copies)
+    net.eval()
+    with torch.no_grad():
+        a, _, c = net(jittered(crops, pick, rng))
+    a, c, y, k = a.argmax(1).numpy(), c.argmax(1).numpy(), cls[pick], num[pick]
+    right = np.where(k != NO_NUMBER, ((a < 4) == (y < 4)) & (c == k), a == y)
+    return float(right.mean())
+
+
+def fine_tune(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, steps: int = 150, batch: int = 32,
+              lr: float = 3e-4, seed: int = 0):
+    """Every class the crops have equally often; the number where known."""
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)
+    classes = np.unique(cls)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
+    for step in range(steps):
+        net.train()
+        for g in opt.param_groups:
+            g["lr"] = lr * 0.5 * (1 + np.cos(np.pi * step / steps))
+        want = classes[rng.integers(len(classes), size=batch)]
+        pick = np.array([rng.choice(np.flatnonzero(cls == c)) for c in want])
+        a, _, c = net(jittered(crops, pick, rng))
+        loss = F.cross_entropy(a, torch.as_tensor(cls[pick]), label_smoothing=0.05)
+        if (num[pick] != NO_NUMBER).any():
+            loss = loss + F.cross_entropy(c, torch.as_tensor(num[pick]), ignore_index=NO_NUMBER)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return net.eval()
+
+
+def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, held: np.ndarray,
+                 numbers: np.ndarray | None, seed: int = 0, steps: int = 150,
+                 install_if_better: bool = True) -> dict | None:
+    """Tune the reader on the flower and season crops among crops (stored at CROP_STORE; held:
+    the part to compare on, none for one photo: then the same tiles under other jitter);
+    None when there are none or the models folder has no reader."""
+    models_dir = Path(models_dir)
+    flower = np.isin(cls, FLOWER_CLASSES)
+    if not flower.any() or not (models_dir / WEIGHTS_FILE).exists():
+        return None
+    t0 = time.time()
+    x = np.stack([cv2.resize(c, (FLOWER_STORE, FLOWER_STORE)) for c in crops[flower]])
+    y = cls[flower].astype(np.int64) - FLOWER_CLASSES[0]
+    k = np.full(len(y), NO_NUMBER, np.int64) if numbers is None else \
+        np.where(np.asarray(numbers)[flower] > 0, np.asarray(numbers)[flower] - 1, NO_NUMBER).astype(np.int64)
+    held = held[flower]
+    by_photo = bool(held.any() and (~held).any())
+    train = ~held if by_photo else np.ones(len(y), bool)
+    test = held if by_photo else np.ones(len(y), bool)
+    old = score(load_reader(models_dir), x[test], y[test], k[test])
+    new_net = fine_tune(load_reader(models_dir), x[train], y[train], k[train], steps=steps, seed=seed)
+    new = score(new_net, x[test], y[test], k[test])
+    installed = bool(install_if_better and new > old)
+    if installed:
+        if by_photo:  # five photos are too few to leave one unused (as the classifier's adapt)
+            new_net = fine_tune(load_reader(models_dir), x, y, k, steps=steps, seed=seed)
+        keep_previous(models_dir, (WEIGHTS_FILE, READER_FILE))
+        torch.save(new_net.state_dict(), models_dir / WEIGHTS_FILE)
+        export_onnx(new_net, models_dir / READER_FILE)
+    return {"flower_crops": int(len(y)), "held_out_crops": int(test.sum()), "held_out_by_photo": by_photo,
+            "old_accuracy": old,
+            "new_accuracy": new, "installed": installed, "seconds": time.time() - t0}

@@ -1,0 +1,187 @@
+"""The flower reader's training (vision/flowers.py): which of the 8 flowers and seasons a tile
+is and the number it prints, read at FLOWER_INPUT px from a FLOWER_STORE px crop.
+
+It starts from the classifier's weights (its features already tell a flower from a 萬; trained
+from scratch on two cores, the reader stayed at chance for 800 steps) and learns from the data
+set's real flower crops and from flowers of procedural tile sets drawn fresh every epoch, where
+the plant pictures, the fonts of the names and the numbers' place and script vary
+(training/procedural.py; never the held-out style).
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from training import procedural, synth
+from training.augment import photometric, rotate_cw
+from training.cls_net import TileNet
+from training.compose import tile_picture
+from training.train_classifier import DARK_INK_SHARE, PROCEDURAL_VIEWS, REAL_NUMBERS, crop_cache, lr_at
+from vision.classes import FLOWER_CLASSES
+from vision.crops import dark_ink, to_input
+from vision.flowers import FLOWER_INPUT, FLOWER_STORE
+
+SETS_PER_EPOCH = 24
+CROPS_PER_CLASS_AND_SET = 8
+PASSES = 2  # over each epoch's fresh crops, augmented anew: drawing them takes as long as one pass
+REAL_SHARE = 0.3  # of each batch: the data set's own flowers, so its art stays read right
+TILTED_SHARE = 0.3
+BATCH = 64
+
+
+class Reader(nn.Module):
+    """TileNet's features and its class and number heads, as probabilities (the ONNX export)."""
+
+    def __init__(self, net: TileNet):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        a, _, c = self.net(x)
+        return F.softmax(a, 1), F.softmax(c, 1)
+
+
+def from_classifier(path: Path | None) -> TileNet:
+    """A TileNet with 8 classes whose features, number head and flower rows of the class head
+    come from the classifier's weights at path (fresh weights without one)."""
+    net = TileNet()
+    if path:
+        net.load_state_dict(torch.load(path, map_location="cpu"))
+    head = net.cls_head
+    net.cls_head = nn.Linear(head.in_features, len(FLOWER_CLASSES))
+    with torch.no_grad():
+        net.cls_head.weight.copy_(head.weight[list(FLOWER_CLASSES)])
+        net.cls_head.bias.copy_(head.bias[list(FLOWER_CLASSES)])
+    return net
+
+
+def real_flowers(cache: dict) -> dict:
+    """The flower crops of a split's crop cache at FLOWER_STORE, with class (0-7) and number (0-3)."""
+    keep = np.isin(cache["cls"], FLOWER_CLASSES)
+    crops = np.stack([cv2.resize(c, (FLOWER_STORE, FLOWER_STORE)) for c in cache["crops"][keep]]) \
+        if keep.any() else np.zeros((0, FLOWER_STORE, FLOWER_STORE, 3), np.uint8)
+    cls = cache["cls"][keep].astype(np.int64)
+    return {"crops": crops, "cls": cls - FLOWER_CLASSES[0],
+            "num": np.array([REAL_NUMBERS[int(c)] - 1 for c in cls], np.int64)}
+
+
+def procedural_flowers(rng: np.random.Generator, sets: int, per_class: int, held_out: bool = False) -> dict:
+    """Flower crops of freshly drawn procedural sets (held_out: of the style left out of training)."""
+    crops, cls, num = [], [], []
+    for _ in range(sets):
+        tileset = procedural.make_tileset(procedural.random_style(rng, held_out=held_out), rng)
+        dark = tileset["style"].get("scheme") == "dark"
+        for k, c in enumerate(FLOWER_CLASSES):
+            for _ in range(per_class):
+                view = PROCEDURAL_VIEWS[int(rng.integers(len(PROCEDURAL_VIEWS)))]
+                picture = tile_picture(tileset, c, view, rng, int(rng.integers(90, 200)))
+                crop = synth.frame_tile(*picture, rng, size=FLOWER_STORE,
+                                        max_angle=45.0 if rng.random() < TILTED_SHARE else 0.0)
+                if dark and rng.random() < DARK_INK_SHARE:
+                    crop = dark_ink(crop)  # the look the recognizer also takes at a light-ink set
+                crops.append(crop)
+                cls.append(k)
+                num.append(tileset["numbers"][c] - 1)
+    return {"crops": np.stack(crops), "cls": np.array(cls, np.int64), "num": np.array(num, np.int64)}
+
+
+def batch(pool: dict, real: dict, rng: np.random.Generator, n: int = BATCH) -> tuple[torch.Tensor, ...]:
+    xs, ys, ks = [], [], []
+    for _ in range(n):
+        src = real if len(real["cls"]) and rng.random() < REAL_SHARE else pool
+        j = int(rng.integers(len(src["cls"])))
+        x = photometric(to_input(src["crops"][j], rng, out=FLOWER_INPUT), rng)
+        x = rotate_cw(x, 2 * int(rng.integers(2)))  # the classifier's frame: upright or upside down
+        xs.append(x.transpose(2, 0, 1))
+        ys.append(src["cls"][j])
+        ks.append(src["num"][j])
+    return (torch.from_numpy(np.stack(xs)).float() / 255, torch.as_tensor(np.array(ys)),
+            torch.as_tensor(np.array(ks)))
+
+
+def predict(net: TileNet, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(class 0-7, number 0-3) argmax for stored crops at FLOWER_STORE."""
+    net.eval()
+    a_all, c_all = [], []
+    with torch.no_grad():
+        for s in range(0, len(crops), 256):
+            x = np.stack([to_input(c, out=FLOWER_INPUT).transpose(2, 0, 1) for c in crops[s:s + 256]])
+            a, _, c = net(torch.from_numpy(x).float() / 255)
+            a_all.append(a.argmax(1).numpy())
+            c_all.append(c.argmax(1).numpy())
+    return np.concatenate(a_all), np.concatenate(c_all)
+
+
+def metrics(net: TileNet, data: dict) -> dict:
+    """Name, season-or-plant, number, and the tile (group and number: what scoring uses) right."""
+    if not len(data["cls"]):
+        return {}
+    a, c = predict(net, data["crops"])
+    y, k = data["cls"], data["num"]
+    group = (a < 4) == (y < 4)
+    return {"crops": int(len(y)), "name": float(np.mean(a == y)), "season_or_plant": float(np.mean(group)),
+            "number": float(np.mean(c == k)), "tile": float(np.mean(group & (c == k)))}
+
+
+def export_onnx(net: TileNet, path: Path) -> None:
+    model = Reader(net.eval().cpu()).eval()
+    dummy = torch.zeros(1, 3, FLOWER_INPUT, FLOWER_INPUT)
+    torch.onnx.export(model, dummy, str(path), input_names=["image"], output_names=["p_cls", "p_num"],
+                      dynamic_axes={"image": {0: "n"}, "p_cls": {0: "n"}, "p_num": {0: "n"}}, opset_version=17,
+                      dynamo=False)
+
+
+def train_flower_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes: float, init_weights: Path | None,
+                        seed: int = 0, threads: int = 2, lr: float = 3e-4, log=print) -> dict:
+    """Train (time-boxed, cosine schedule), export, and return the figures on the valid split's
+    real flowers and on procedural sets of the held-out style."""
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed)
+    work_dir = Path(work_dir)
+    real = real_flowers(crop_cache(data_root, work_dir, "train"))
+    valid = real_flowers(crop_cache(data_root, work_dir, "valid"))
+    held = procedural_flowers(np.random.default_rng((seed, 99)), sets=8, per_class=4, held_out=True)
+    seen = procedural_flowers(np.random.default_rng((seed, 98)), sets=8, per_class=4)
+    net = from_classifier(init_weights)
+    before = {"valid": metrics(net, valid), "held_out_style": metrics(net, held), "seen_styles": metrics(net, seen)}
+    log(json.dumps({"before": before}))
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
+    budget, t0, step, epoch, history = minutes * 60, time.time(), 0, 0, []
+    while time.time() - t0 < budget:
+        pool = procedural_flowers(rng, SETS_PER_EPOCH, CROPS_PER_CLASS_AND_SET)
+        net.train()
+        losses = []
+        for _ in range(PASSES * len(pool["cls"]) // BATCH):
+            frac = (time.time() - t0) / budget
+            if frac >= 1:
+                break
+            for g in opt.param_groups:
+                g["lr"] = lr_at(frac, lr)
+            x, y, k = batch(pool, real, rng)
+            a, _, c = net(x)
+            loss = F.cross_entropy(a, y, label_smoothing=0.05) + F.cross_entropy(c, k)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+            step += 1
+        epoch += 1
+        history.append({"epoch": epoch, "steps": step, "loss": float(np.mean(losses)) if losses else None,
+                        "held_out_style": metrics(net, held), "minutes": (time.time() - t0) / 60})
+        log(json.dumps(history[-1]))
+        torch.save(net.state_dict(), work_dir / "flower_reader_last.pt")
+    out_onnx = Path(out_onnx)
+    out_onnx.parent.mkdir(parents=True, exist_ok=True)
+    export_onnx(net, out_onnx)
+    return {"before": before, "valid": metrics(net, valid), "held_out_style": metrics(net, held),
+            "seen_styles": metrics(net, seen), "epochs": epoch, "steps": step,
+            "train_minutes": (time.time() - t0) / 60, "history": history, "input": FLOWER_INPUT,
+            "store": FLOWER_STORE, "lr": lr, "real_train_crops": int(len(real["cls"]))}
