@@ -46,8 +46,13 @@ def _pil_open():
     that, on any file PIL cannot identify, tries to pip-install a HEIF plugin and then fails
     with ModuleNotFoundError: a text file was reported as "corrupt" instead of "not an image"."""
     opener = Image.open
-    if getattr(opener, "__module__", Image.__name__) != Image.__name__:
-        opener = getattr(sys.modules.get(opener.__module__), "_image_open", opener)
+    for _ in range(4):  # wrappers may stack (a test's over ultralytics'): unwrap each
+        if getattr(opener, "__module__", Image.__name__) == Image.__name__:
+            break
+        inner = getattr(sys.modules.get(opener.__module__), "_image_open", None)
+        if inner is None or inner is opener:
+            break
+        opener = inner
     return opener
 
 

@@ -1,4 +1,5 @@
-"""Inference: ONNX tile detector + ONNX tile classifier, run with onnxruntime.
+"""Inference: ONNX tile detector + ONNX tile classifier (+ the flower reader where the models
+folder has one: vision/flowers.py), run with onnxruntime.
 
 Recognizer(models_dir).recognize(image_bgr) -> [{"cls", "box", "confidence", "rotation"}], and
 "suspect" (why) on a tile kept but worth the player's check (vision/screen.py), and on a
