@@ -30,7 +30,6 @@ import torch
 from torch.nn import functional as F
 
 from training.adapt_detector import DET_EPOCHS, adapt_detector, keep_previous
-from training.adapt_flowers import adapt_reader
 from training.augment import photometric, rotate_cw
 from training.calibration import CALIBRATION_ORDER, calibration_labels, calibration_numbers
 from training.cls_net import TileNet, export_onnx, load_weights
@@ -205,6 +204,8 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
         new = fine_tune(load_net(models_dir), crops, cls, epochs=epochs, seed=seed, numbers=nums)
     if installed:
         install(new, models_dir, crops)
+    from training.adapt_flowers import adapt_reader  # which builds on this module's helpers
+
     reader = adapt_reader(models_dir, crops, cls, held, nums, seed=seed, install_if_better=install_if_better)
     return {"train_crops": int(train_idx.sum()), "held_out_crops": int(test_idx.sum()),
             "flower_reader": reader,

@@ -1,8 +1,8 @@
 """Adapting the flower reader (vision/flowers.py) to the player's own flower and season tiles.
 
 `python -m vision adapt` tunes the classifier on the player's crops; inside the flower group the
-reader's reading takes the classifier's place, so without this step what the classifier learnt
-of the set's flowers would not reach the answer. The reader is tuned on the same flower crops
+reader's reading is averaged with the classifier's (inference.flower_reader.weight), so without
+this step an untaught reader would outvote half of what the classifier learnt of the set's flowers. The reader is tuned on the same flower crops
 (their class, and their printed number where the labels say it), held part, install-if-better
 and the previous files kept under models/previous/, as the classifier is.
 """
@@ -16,16 +16,12 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from training.adapt import MAX_JITTER, balanced_pick, number_targets
 from training.adapt_detector import keep_previous
-from training.augment import photometric, rotate_cw
 from training.train_classifier import NO_NUMBER
-from training.train_flower_reader import export_onnx, from_classifier
+from training.train_flower_reader import WEIGHTS_FILE, export_onnx, from_classifier, read_right, reader_view
 from vision.classes import FLOWER_CLASSES
-from vision.crops import to_input
-from vision.flowers import FLOWER_INPUT, FLOWER_STORE, READER_FILE
-
-WEIGHTS_FILE = "flower_reader.pt"
-MAX_JITTER = 3.0  # as the classifier's adapt (training/adapt.py): the set's sides cut in and out
+from vision.flowers import FLOWER_STORE, READER_FILE
 
 
 def load_reader(models_dir: Path):
@@ -35,8 +31,9 @@ def load_reader(models_dir: Path):
 
 
 def jittered(crops: np.ndarray, pick: np.ndarray, rng: np.random.Generator) -> torch.Tensor:
-    xs = [rotate_cw(photometric(to_input(crops[j], rng, out=FLOWER_INPUT, strength=rng.uniform(1, MAX_JITTER)), rng),
-                    2 * int(rng.integers(2))).transpose(2, 0, 1) for j in pick]
+    """The picked crops, box jitter up to MAX_JITTER times the training's (as the classifier's
+    adapt: the set's sides cut in and out)."""
+    xs = [reader_view(crops[j], rng, strength=rng.uniform(1, MAX_JITTER)) for j in pick]
     return torch.from_numpy(np.stack(xs)).float() / 255
 
 
@@ -49,7 +46,7 @@ def score(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, copies: int 
     with torch.no_grad():
         a, _, c = net(jittered(crops, pick, rng))
     a, c, y, k = a.argmax(1).numpy(), c.argmax(1).numpy(), cls[pick], num[pick]
-    right = np.where(k != NO_NUMBER, ((a < 4) == (y < 4)) & (c == k), a == y)
+    right = np.where(k != NO_NUMBER, read_right(a, c, y, k), a == y)
     return float(right.mean())
 
 
@@ -58,14 +55,12 @@ def fine_tune(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, steps: i
     """Every class the crops have equally often; the number where known."""
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
-    classes = np.unique(cls)
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
     for step in range(steps):
         net.train()
         for g in opt.param_groups:
             g["lr"] = lr * 0.5 * (1 + np.cos(np.pi * step / steps))
-        want = classes[rng.integers(len(classes), size=batch)]
-        pick = np.array([rng.choice(np.flatnonzero(cls == c)) for c in want])
+        pick = balanced_pick(cls, rng, batch)
         a, _, c = net(jittered(crops, pick, rng))
         loss = F.cross_entropy(a, torch.as_tensor(cls[pick]), label_smoothing=0.05)
         if (num[pick] != NO_NUMBER).any():
@@ -89,8 +84,7 @@ def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, held: np.
     t0 = time.time()
     x = np.stack([cv2.resize(c, (FLOWER_STORE, FLOWER_STORE)) for c in crops[flower]])
     y = cls[flower].astype(np.int64) - FLOWER_CLASSES[0]
-    k = np.full(len(y), NO_NUMBER, np.int64) if numbers is None else \
-        np.where(np.asarray(numbers)[flower] > 0, np.asarray(numbers)[flower] - 1, NO_NUMBER).astype(np.int64)
+    k = number_targets(None if numbers is None else np.asarray(numbers)[flower], len(y))
     held = held[flower]
     by_photo = bool(held.any() and (~held).any())
     train = ~held if by_photo else np.ones(len(y), bool)

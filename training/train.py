@@ -162,7 +162,7 @@ def flower_reader_stage(args, info: dict, data_root: Path, work: Path, models: P
     metrics = tf.train_flower_reader(data_root, fl_work, models / READER_FILE, args.flower_minutes,
                                      init if init.exists() else None, seed=args.seed, threads=args.threads,
                                      log=lambda s: print(s, flush=True))
-    torch.save(torch.load(fl_work / "flower_reader_last.pt"), models / "flower_reader.pt")
+    torch.save(torch.load(fl_work / "flower_reader_last.pt"), models / tf.WEIGHTS_FILE)
     info["flower_reader"] = metrics
 
 
@@ -172,6 +172,7 @@ def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int)
     from training.evaluate import evaluate, format_report
     from training.label_fixes import load_fixes
     from training.model_card import write_card
+    from vision.flowers import READER_FILE
     from vision.model import CONFIG_FILE, Recognizer
 
     info = config["training"]
@@ -186,8 +187,8 @@ def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int)
         info["boxes_only_report"] = evaluate(boxes_only, rec, classes=False)
     info["detector_mb"] = (models / "detector.onnx").stat().st_size / 1e6
     info["classifier_mb"] = (models / "classifier.onnx").stat().st_size / 1e6
-    if (models / "flower_reader.onnx").exists():
-        info["flower_reader_mb"] = (models / "flower_reader.onnx").stat().st_size / 1e6
+    if (models / READER_FILE).exists():
+        info["flower_reader_mb"] = (models / READER_FILE).stat().st_size / 1e6
     card_path.write_text(json.dumps(config, indent=1))
     write_card(models)
 

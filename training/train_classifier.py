@@ -17,7 +17,7 @@ from training.cls_net import TileNet, export_onnx, load_weights
 from training.dataset import crops_from_pairs, list_split
 from training.quantize import quantize_classifier
 from vision.classes import BACK_CLASS, FLOWER_CLASSES, NUM_CLASSES, class_to_tile, printed_number
-from vision.crops import CLS_INPUT, dark_ink, to_input
+from vision.crops import CLS_INPUT, CROP_STORE, dark_ink, to_input
 
 WHITE_CLASS = 33  # blank or framed: looks the same upside down
 SQUARE_ASPECT = 1.15  # boxes closer to square than this say nothing about the tile's rotation
@@ -45,13 +45,15 @@ def real_number(cls: int) -> int:
 
 
 def procedural_crop(tileset: dict, cls: int, rng: np.random.Generator, backgrounds: list | None,
-                    max_angle: float = 0.0) -> np.ndarray:
-    """A crop of one tile of a procedural set, seen from straight above or with its side showing."""
+                    max_angle: float = 0.0, size: int = CROP_STORE, heights: tuple[int, int] = (70, 130)
+                    ) -> np.ndarray:
+    """A size px crop of one tile of a procedural set, drawn between heights px tall, seen from
+    straight above or with its side showing."""
     from training.compose import tile_picture
 
     view = PROCEDURAL_VIEWS[int(rng.integers(len(PROCEDURAL_VIEWS)))]
-    tile, mask = tile_picture(tileset, cls, view, rng, int(rng.integers(70, 130)))
-    return synth.frame_tile(tile, mask, rng, backgrounds, max_angle=max_angle)
+    tile, mask = tile_picture(tileset, cls, view, rng, int(rng.integers(*heights)))
+    return synth.frame_tile(tile, mask, rng, backgrounds, size=size, max_angle=max_angle)
 
 
 def crop_cache(data_root: Path, cache_dir: Path, split: str) -> dict:

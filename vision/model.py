@@ -460,12 +460,13 @@ class Recognizer:
         cut = [cut_crop(image, b, CROP_STORE, CROP_MARGIN, turned=(b[2] - b[0]) * aspect > b[3] - b[1])
                for b in boxes]
         crops = np.stack([c for c, _ in cut]) if cut else np.zeros((0, CROP_STORE, CROP_STORE, 3), np.uint8)
+        turned = [t for _, t in cut]
         light = self.is_light_ink(crops)
         p_cls, p_rot, p_num = self.classify_crops(crops, light)
         if self.flowers is not None:  # what flowers and seasons print, read at a larger crop
-            p_cls, p_num = self.flowers.refine(image, boxes, [t for _, t in cut], p_cls, p_num, light)
+            p_cls, p_num = self.flowers.refine(image, boxes, turned, p_cls, p_num, light)
         return {"boxes": boxes, "scores": scores, "aspect": aspect, "p_cls": p_cls, "p_rot": p_rot, "p_num": p_num,
-                "turned": [t for _, t in cut], "shape": image.shape[:2]}
+                "turned": turned, "shape": image.shape[:2]}
 
     def recognize(self, image_bgr: np.ndarray) -> list[dict]:
         image = image_bgr if image_bgr.ndim == 3 else cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
