@@ -81,3 +81,16 @@ def test_flower_reader_section():
     assert "| procedural sets, held-out style (173 crops) | n/a -> 90.0% |" in card
     assert "| `flower_reader.onnx` |" in card and "1.2 MB" in card
     assert "flower reader" not in model_card({}) and "flower_reader.onnx" not in model_card({})
+
+
+def test_each_procedural_sets_adapt_study_has_its_own_section():
+    from training.adapt_study import card_key
+
+    row = {"name": "after 5 photos", "tiles_right": 0.95, "photos_all_right": 0.5, "flower_recall": 0.8, "seconds": 60}
+    info = {card_key("traditional"): {"date": "2026-12-01", "description": "KDE.", "rows": [row]},
+            card_key("procedural-red"): {"date": "2026-12-02", "description": "Red.", "rows": [row]}}
+    assert sorted(info) == ["adapt_study", "adapt_study:procedural-red"]
+    card = model_card(info)
+    assert "## Adapting to an unfamiliar tile set (`make bench-adapt`, 2026-12-01)" in card
+    red = "## Adapting to an unfamiliar tile set (`python -m training.adapt_study --set procedural-red`, 2026-12-02)"
+    assert red in card and card.index("KDE.") < card.index(red) < card.index("Red.")

@@ -180,3 +180,25 @@ def test_adapt_tunes_the_reader_on_the_players_flowers_and_keeps_the_previous_on
     kept = adapt_reader(tmp_path, crops, other, np.zeros(len(other), bool), None, steps=1, install_if_better=False)
     assert kept["installed"] is False
     assert adapt_reader(tmp_path, crops[-2:], other[-2:], np.zeros(2, bool), None) is None  # no flowers
+
+
+def test_reader_rehearsal_reaches_the_flowers_the_players_photos_lack():
+    torch = pytest.importorskip("torch")
+    from training.adapt_flowers import fine_tune
+    from training.train_flower_reader import from_classifier, procedural_flowers
+
+    try:
+        data = procedural_flowers(np.random.default_rng(6), sets=1, per_class=2)
+    except OSError as e:
+        pytest.skip(str(e))
+    own = data["cls"] == 0  # the player showed spring only
+    torch.manual_seed(0)
+    start = from_classifier(None).state_dict()
+    moved = {}
+    for name, replay in (("rehearsed", (data["crops"], data["cls"], data["num"])), ("alone", None)):
+        net = from_classifier(None)
+        net.load_state_dict(start)
+        fine_tune(net, data["crops"][own], data["cls"][own], data["num"][own], steps=3, batch=8, replay=replay)
+        moved[name] = float((net.state_dict()["cls_head.weight"][5] - start["cls_head.weight"][5]).abs().sum())
+    # alone, one class's masked loss is nothing and only weight decay moves orchid's row
+    assert moved["rehearsed"] > 10 * moved["alone"]

@@ -11,6 +11,8 @@ the boxes the player confirmed), it is fine-tuned the same way, held photo, inst
 and all (training/adapt_detector.py); one calibration photo leaves no photo to hold out, so
 there the detector is left as it is (measured: see that module).
 The flower reader is tuned on the flower and season crops too (training/adapt_flowers.py).
+Both fine-tunings rehearse every class on procedural tiles drawn in the player's look
+(training/adapt_replay.py), so that five photos lacking a tile do not teach the models to forget it.
 """
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ import torch
 from torch.nn import functional as F
 
 from training.adapt_detector import DET_EPOCHS, adapt_detector, keep_previous
+from training.adapt_replay import REPLAY_SHARE, replay_for
 from training.augment import photometric, rotate_cw
 from training.calibration import CALIBRATION_ORDER, calibration_labels, calibration_numbers
 from training.cls_net import TileNet, export_onnx, load_weights
@@ -94,7 +97,8 @@ def number_accuracy(net: TileNet, crops: np.ndarray, numbers: np.ndarray | None,
 
 
 def fine_tune(net: TileNet, crops: np.ndarray, cls: np.ndarray, epochs: int = 30, steps_per_epoch: int = 20,
-              batch: int = 64, lr: float = 2e-3, seed: int = 0, numbers: np.ndarray | None = None) -> TileNet:
+              batch: int = 64, lr: float = 2e-3, seed: int = 0, numbers: np.ndarray | None = None,
+              replay: dict | None = None) -> TileNet:
     """Fine-tune class head and body on the user's crops, and the number head on the flowers
     whose printed number the user's labels say (numbers: 1-4, 0 unknown; a calibration photo).
 
@@ -108,6 +112,9 @@ def fine_tune(net: TileNet, crops: np.ndarray, cls: np.ndarray, epochs: int = 30
     tiles from one calibration photo, three seeds); what counts is crops seen, not steps.
     The number head learns too where the labels say what a flower prints: a set's own flower
     pictures, and where it prints the number, are what the trained head has never seen.
+    replay (training/adapt_replay.py): rehearsal tiles of every class in the player's look, a
+    REPLAY_SHARE of each batch, their loss over all classes: masking the absent classes alone
+    still let the net read the test photos' 1p as west once the five photos lacked it.
     """
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
@@ -115,18 +122,32 @@ def fine_tune(net: TileNet, crops: np.ndarray, cls: np.ndarray, epochs: int = 30
     within = np.zeros(int(present.max()) + 1, np.int64)
     within[present] = np.arange(len(present))  # class index -> position among the present ones
     want = number_targets(numbers, len(cls))
+    if replay is not None:
+        replay_n = max(1, int(round(REPLAY_SHARE * batch)))
+        r_want = number_targets(replay["numbers"], len(replay["cls"]))
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
     total = epochs * steps_per_epoch
     for step in range(total):
         net.train()
         for g in opt.param_groups:
             g["lr"] = lr * 0.5 * (1 + np.cos(np.pi * step / total))
-        pick = balanced_pick(cls, rng, batch)
-        x, y = augmented_batch(crops, cls, rng, batch, pick, MAX_JITTER)
+        n_own = batch - (replay_n if replay is not None else 0)
+        pick = balanced_pick(cls, rng, n_own)
+        x, y = augmented_batch(crops, cls, rng, n_own, pick, MAX_JITTER)
+        if replay is not None:  # one forward pass for both: batch norm sees one batch
+            r_pick = balanced_pick(replay["cls"], rng, replay_n)
+            rx, ry = augmented_batch(replay["crops"], replay["cls"], rng, replay_n, r_pick, MAX_JITTER)
+            x = torch.cat([x, rx])
         out_cls, _, out_num = net(x)
-        loss = F.cross_entropy(out_cls[:, present], torch.as_tensor(within[y.numpy()]), label_smoothing=0.05)
+        loss = F.cross_entropy(out_cls[:n_own, present], torch.as_tensor(within[y.numpy()]), label_smoothing=0.05)
         if (want[pick] != NO_NUMBER).any():  # same weight as in training (train_classifier)
-            loss = loss + 0.5 * F.cross_entropy(out_num, torch.as_tensor(want[pick]), ignore_index=NO_NUMBER)
+            loss = loss + 0.5 * F.cross_entropy(out_num[:n_own], torch.as_tensor(want[pick]), ignore_index=NO_NUMBER)
+        if replay is not None:
+            r_loss = F.cross_entropy(out_cls[n_own:], ry, label_smoothing=0.05)
+            if (r_want[r_pick] != NO_NUMBER).any():
+                r_loss = r_loss + 0.5 * F.cross_entropy(out_num[n_own:], torch.as_tensor(r_want[r_pick]),
+                                                        ignore_index=NO_NUMBER)
+            loss = (loss * n_own + r_loss * replay_n) / batch
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -159,13 +180,18 @@ def install(net: TileNet, models_dir: Path, crops: np.ndarray) -> None:
     quantize_classifier(models_dir / ONNX_FILE, crops)
 
 
+def is_light_ink_set(models_dir: Path, crops: np.ndarray) -> bool:
+    """Does the recognizer take these crops for a set with light ink (DEFAULTS["light_ink"])?"""
+    cfg = load_config(models_dir).get("light_ink")
+    return bool(cfg) and light_ink_share(crops, float(cfg["ratio"])) > float(cfg["photo_share"])
+
+
 def with_dark_ink_looks(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np.ndarray,
                         numbers: np.ndarray | None):
     """The crops of a set whose ink is light, and each again as dark ink on a light ground:
     the recognizer reads such a set both ways (vision.model DEFAULTS["light_ink"]), so the
     fine-tuning teaches both looks. Other sets' crops come back as they are."""
-    cfg = load_config(models_dir).get("light_ink")
-    if not cfg or light_ink_share(crops, float(cfg["ratio"])) <= float(cfg["photo_share"]):
+    if not is_light_ink_set(models_dir, crops):
         return crops, cls, groups, numbers
     both = np.concatenate([crops, np.stack([dark_ink(c) for c in crops])])
     twice = lambda a: None if a is None else np.concatenate([a, a])  # noqa: E731
@@ -174,7 +200,7 @@ def with_dark_ink_looks(models_dir: Path, crops: np.ndarray, cls: np.ndarray, gr
 
 def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np.ndarray, epochs: int = 30,
                 holdout_share: float = 0.25, seed: int = 0, install_if_better: bool = True,
-                numbers: np.ndarray | None = None) -> dict:
+                numbers: np.ndarray | None = None, rehearse: bool = True) -> dict:
     """Fine-tune on crops, compare with the current classifier on held-out crops, maybe install
     (then fine-tuned on all crops, held-out ones included). numbers: the printed number of each
     crop where known (1-4, else 0), for the number head; the class decides what is installed.
@@ -184,6 +210,8 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
     """
     torch.set_num_threads(2)
     given = len(crops)
+    replay, replay_report = replay_for(crops, is_light_ink_set(models_dir, crops), seed) if rehearse \
+        else (None, {"skipped": "not asked"})
     crops, cls, groups, numbers = with_dark_ink_looks(models_dir, crops, cls, groups, numbers)
     held = split_holdout(groups, holdout_share, seed)
     train_idx = ~held if held.any() else np.ones(len(cls), bool)
@@ -195,20 +223,21 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
     old_num = number_accuracy(old, crops[test_idx], part(test_idx))
     t0, cpu0 = time.time(), time.process_time()
     new = fine_tune(load_net(models_dir), crops[train_idx], cls[train_idx], epochs=epochs, seed=seed,
-                    numbers=part(train_idx))
+                    numbers=part(train_idx), replay=replay)
     new_acc = accuracy(new, crops[test_idx], cls[test_idx])
     new_num = number_accuracy(new, crops[test_idx], part(test_idx))
     installed = bool(install_if_better and new_acc > old_acc)
     refit = installed and held.any()
     if refit:
-        new = fine_tune(load_net(models_dir), crops, cls, epochs=epochs, seed=seed, numbers=nums)
+        new = fine_tune(load_net(models_dir), crops, cls, epochs=epochs, seed=seed, numbers=nums, replay=replay)
     if installed:
         install(new, models_dir, crops)
     from training.adapt_flowers import adapt_reader  # which builds on this module's helpers
 
-    reader = adapt_reader(models_dir, crops, cls, held, nums, seed=seed, install_if_better=install_if_better)
+    reader = adapt_reader(models_dir, crops, cls, held, nums, seed=seed, install_if_better=install_if_better,
+                          replay=replay)
     return {"train_crops": int(train_idx.sum()), "held_out_crops": int(test_idx.sum()),
-            "flower_reader": reader,
+            "flower_reader": reader, "rehearsal": replay_report,
             "dark_ink_looks": len(crops) > given,
             "held_out_by_photo": bool(held.any()), "old_accuracy": old_acc, "new_accuracy": new_acc,
             "old_number_accuracy": old_num, "new_number_accuracy": new_num,
@@ -286,7 +315,7 @@ def example_numbers(pairs, image_index: np.ndarray) -> np.ndarray:
 
 
 def adapt_folder(models_dir: Path, folder: Path, epochs: int = 30, seed: int = 0, detector: bool = True,
-                 det_epochs: int = DET_EPOCHS, det_imgsz: int | None = None) -> dict:
+                 det_epochs: int = DET_EPOCHS, det_imgsz: int | None = None, rehearse: bool = True) -> dict:
     """`adapt --folder`: fine-tune on the labelled tiles of a YOLO folder of corrected photos (and
     the number head on the flowers whose printed number the folder's numbers/ files give)."""
     pairs = list_pairs(Path(folder))
@@ -295,13 +324,13 @@ def adapt_folder(models_dir: Path, folder: Path, epochs: int = 30, seed: int = 0
         raise SystemExit(f"no labelled tiles in {folder}")
     numbers = example_numbers(pairs, data["image_index"])
     report = adapt_crops(Path(models_dir), data["crops"], data["cls"], data["image_index"], epochs=epochs, seed=seed,
-                         numbers=numbers if numbers.any() else None)
+                         numbers=numbers if numbers.any() else None, rehearse=rehearse)
     return _with_detector(report, models_dir, folder_photos(folder) if detector else [], detector,
                           det_epochs, det_imgsz, seed)
 
 
 def adapt_calibration(models_dir: Path, photo: Path, epochs: int = 30, seed: int = 0, detector: bool = True,
-                      det_epochs: int = DET_EPOCHS, det_imgsz: int | None = None) -> dict:
+                      det_epochs: int = DET_EPOCHS, det_imgsz: int | None = None, rehearse: bool = True) -> dict:
     """`adapt --calibration`: fine-tune on the 42 tiles of one calibration photo."""
     from vision.model import Recognizer
 
@@ -311,7 +340,7 @@ def adapt_calibration(models_dir: Path, photo: Path, epochs: int = 30, seed: int
     boxes = calibration_boxes(image, Recognizer(models_dir))
     crops, cls = crops_from_calibration(image, None, boxes)
     report = adapt_crops(Path(models_dir), crops, cls, np.zeros(len(cls), np.int64), epochs=epochs, seed=seed,
-                         numbers=calibration_numbers(cls))
+                         numbers=calibration_numbers(cls), rehearse=rehearse)
     return _with_detector(report, models_dir, [(image, boxes)], detector, det_epochs, det_imgsz, seed)
 
 
@@ -327,8 +356,11 @@ def main(argv=None) -> int:
     ap.add_argument("--det-epochs", type=int, default=DET_EPOCHS, help="detector fine-tuning epochs")
     ap.add_argument("--det-imgsz", type=int, default=None, help="detector training size (default: its own)")
     ap.add_argument("--no-detector", action="store_true", help="adapt the classifier only")
+    ap.add_argument("--no-rehearsal", action="store_true",
+                    help="fine-tune on your tiles alone, without procedural tiles of every class in their look")
     args = ap.parse_args(argv)
-    det = dict(detector=not args.no_detector, det_epochs=args.det_epochs, det_imgsz=args.det_imgsz)
+    det = dict(detector=not args.no_detector, det_epochs=args.det_epochs, det_imgsz=args.det_imgsz,
+               rehearse=not args.no_rehearsal)
     if args.folder:
         report = adapt_folder(Path(args.models), Path(args.folder), epochs=args.epochs, seed=args.seed, **det)
     else:

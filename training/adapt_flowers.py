@@ -17,6 +17,7 @@ import torch
 from torch.nn import functional as F
 
 from training.adapt import MAX_JITTER, balanced_pick, number_targets
+from training.adapt_replay import REPLAY_SHARE
 from training.adapt_detector import keep_previous
 from training.train_classifier import NO_NUMBER
 from training.train_flower_reader import WEIGHTS_FILE, export_onnx, from_classifier, read_right, reader_view
@@ -51,54 +52,84 @@ def score(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, copies: int 
 
 
 def fine_tune(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, steps: int = 150, batch: int = 32,
-              lr: float = 3e-4, seed: int = 0):
-    """Every class the crops have equally often; the number where known."""
+              lr: float = 3e-4, seed: int = 0, replay: tuple | None = None):
+    """Every class the crops have equally often; the number where known. As the classifier's adapt,
+    the player's crops teach only among the flowers they show, and replay (rehearsal flowers in
+    the player's look: crops, cls, num as these) a REPLAY_SHARE of each batch, all eight: five
+    photos lacking four flowers otherwise taught the reader never to say them."""
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
+    present = np.unique(cls)
+    within = np.zeros(len(FLOWER_CLASSES), np.int64)
+    within[present] = np.arange(len(present))
+    n_replay = max(1, int(round(REPLAY_SHARE * batch))) if replay is not None else 0
+    n_own = batch - n_replay
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
     for step in range(steps):
         net.train()
         for g in opt.param_groups:
             g["lr"] = lr * 0.5 * (1 + np.cos(np.pi * step / steps))
-        pick = balanced_pick(cls, rng, batch)
-        a, _, c = net(jittered(crops, pick, rng))
-        loss = F.cross_entropy(a, torch.as_tensor(cls[pick]), label_smoothing=0.05)
-        if (num[pick] != NO_NUMBER).any():
-            loss = loss + F.cross_entropy(c, torch.as_tensor(num[pick]), ignore_index=NO_NUMBER)
+        pick = balanced_pick(cls, rng, n_own)
+        x, y, k = jittered(crops, pick, rng), cls[pick], num[pick]
+        if replay is not None:  # one forward pass for both: batch norm sees one batch
+            r_pick = balanced_pick(replay[1], rng, n_replay)
+            x = torch.cat([x, jittered(replay[0], r_pick, rng)])
+            k = np.concatenate([k, replay[2][r_pick]])
+        a, _, c = net(x)
+        loss = F.cross_entropy(a[:n_own, present], torch.as_tensor(within[y]), label_smoothing=0.05) * n_own
+        if replay is not None:
+            loss = loss + F.cross_entropy(a[n_own:], torch.as_tensor(replay[1][r_pick]), label_smoothing=0.05) * n_replay
+        loss = loss / batch
+        if (k != NO_NUMBER).any():
+            loss = loss + F.cross_entropy(c, torch.as_tensor(k), ignore_index=NO_NUMBER)
         opt.zero_grad()
         loss.backward()
         opt.step()
     return net.eval()
 
 
-def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, held: np.ndarray,
-                 numbers: np.ndarray | None, seed: int = 0, steps: int = 150,
-                 install_if_better: bool = True) -> dict | None:
-    """Tune the reader on the flower and season crops among crops (stored at CROP_STORE; held:
-    the part to compare on, none for one photo: then the same tiles under other jitter);
-    None when there are none or the models folder has no reader."""
-    models_dir = Path(models_dir)
+def reader_crops(crops: np.ndarray, cls: np.ndarray, numbers: np.ndarray | None):
+    """The flower and season crops among CROP_STORE crops, at the reader's FLOWER_STORE (the same
+    margin), with their reader classes (0-7) and number targets."""
     flower = np.isin(cls, FLOWER_CLASSES)
-    if not flower.any() or not (models_dir / WEIGHTS_FILE).exists():
-        return None
-    t0 = time.time()
-    x = np.stack([cv2.resize(c, (FLOWER_STORE, FLOWER_STORE)) for c in crops[flower]])
+    x = np.stack([cv2.resize(c, (FLOWER_STORE, FLOWER_STORE)) for c in crops[flower]]) if flower.any() \
+        else np.zeros((0, FLOWER_STORE, FLOWER_STORE, 3), np.uint8)
     y = cls[flower].astype(np.int64) - FLOWER_CLASSES[0]
     k = number_targets(None if numbers is None else np.asarray(numbers)[flower], len(y))
+    return x, y, k, flower
+
+
+def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, held: np.ndarray,
+                 numbers: np.ndarray | None, seed: int = 0, steps: int = 150,
+                 install_if_better: bool = True, replay: dict | None = None) -> dict | None:
+    """Tune the reader on the flower and season crops among crops (stored at CROP_STORE; held:
+    the part to compare on, none for one photo: then the same tiles under other jitter);
+    None when there are none or the models folder has no reader. replay: adapt's rehearsal
+    tiles (training/adapt_replay.py), whose flowers join every batch."""
+    models_dir = Path(models_dir)
+    if not np.isin(cls, FLOWER_CLASSES).any() or not (models_dir / WEIGHTS_FILE).exists():
+        return None
+    t0 = time.time()
+    x, y, k, flower = reader_crops(crops, cls, numbers)
+    rehearsal = None
+    if replay is not None and np.isin(replay["cls"], FLOWER_CLASSES).any():
+        rehearsal = reader_crops(replay["crops"], replay["cls"], replay["numbers"])[:3]
     held = held[flower]
     by_photo = bool(held.any() and (~held).any())
     train = ~held if by_photo else np.ones(len(y), bool)
     test = held if by_photo else np.ones(len(y), bool)
     old = score(load_reader(models_dir), x[test], y[test], k[test])
-    new_net = fine_tune(load_reader(models_dir), x[train], y[train], k[train], steps=steps, seed=seed)
+    new_net = fine_tune(load_reader(models_dir), x[train], y[train], k[train], steps=steps, seed=seed,
+                        replay=rehearsal)
     new = score(new_net, x[test], y[test], k[test])
     installed = bool(install_if_better and new > old)
     if installed:
         if by_photo:  # five photos are too few to leave one unused (as the classifier's adapt)
-            new_net = fine_tune(load_reader(models_dir), x, y, k, steps=steps, seed=seed)
+            new_net = fine_tune(load_reader(models_dir), x, y, k, steps=steps, seed=seed, replay=rehearsal)
         keep_previous(models_dir, (WEIGHTS_FILE, READER_FILE))
         torch.save(new_net.state_dict(), models_dir / WEIGHTS_FILE)
         export_onnx(new_net, models_dir / READER_FILE)
     return {"flower_crops": int(len(y)), "held_out_crops": int(test.sum()), "held_out_by_photo": by_photo,
+            "rehearsal_crops": 0 if rehearsal is None else int(len(rehearsal[1])),
             "old_accuracy": old,
             "new_accuracy": new, "installed": installed, "seconds": time.time() - t0}

@@ -338,6 +338,12 @@ def detector_card_summary(r: dict) -> dict:
             "tiles": r["before"]["labelled_tiles"], "rows": rows}
 
 
+def card_key(set_name: str) -> str:
+    """Where --record keeps a study in recognizer.json: the KDE sets share one section (the last
+    one run), each procedural set has its own."""
+    return f"adapt_study:{set_name}" if set_name in PROCEDURAL_SETS else "adapt_study"
+
+
 def card_summary(r: dict) -> dict:
     """The study's figures as the model card shows them: one row per model."""
     b = r["before"]
@@ -350,8 +356,10 @@ def card_summary(r: dict) -> dict:
         after, a = r[path]["after"], r[path]["adapt"]
         rows.append({"name": name, **{k: after[k] for k in keys if k in after}, "seconds": a["wall_seconds"],
                      **({"detector": detector_summary(a["detector"])} if "detector" in a else {})})
-    description = (f"KDE kmahjongglib set `{r['set']}` (GPL artwork, rendered under /tmp only, never shipped or "
-                   f"trained on) on synthetic table photos: {b['photos']} test photos, {b['labelled_tiles']} tiles, "
+    source = (f"A procedural set of the style training leaves out (`{r['set']}`, `training/procedural.py`)"
+              if r["set"] in PROCEDURAL_SETS else
+              f"KDE kmahjongglib set `{r['set']}` (GPL artwork, rendered under /tmp only, never shipped or trained on)")
+    description = (f"{source} on synthetic table photos: {b['photos']} test photos, {b['labelled_tiles']} tiles, "
                    f"seed {r['seed']}. The detector finds {b['tiles_found']:.1%} of these tiles, which caps every row.")
     unseen = r["folder"].get("unseen_classes")
     if unseen and unseen["classes"]:
@@ -419,7 +427,7 @@ def main(argv=None) -> int:
     if args.record:
         from training.model_card import record
 
-        print(f"recorded in {record(args.models, 'adapt_study', card_summary(result))}")
+        print(f"recorded in {record(args.models, card_key(args.set), card_summary(result))}")
     return 0
 
 

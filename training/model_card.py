@@ -87,7 +87,15 @@ def _detector_cell(d: dict | None) -> str:
     return f"{'installed' if d['installed'] else 'kept the old one'}; {held}; {d['epochs']} epochs, {_seconds(d['seconds'])}"
 
 
-def _adapt_section(study: dict | None) -> str:
+def _adapt_sections(info: dict) -> str:
+    """The KDE set's study (`adapt_study`) first, then one section per procedural set studied
+    (`adapt_study:<set>`, training.adapt_study.card_key)."""
+    keys = sorted(k for k in info if k.startswith("adapt_study:"))
+    return _adapt_section(info.get("adapt_study")) + "".join(
+        _adapt_section(info[k], f"python -m training.adapt_study --set {k.split(':', 1)[1]}") for k in keys)
+
+
+def _adapt_section(study: dict | None, command: str = "make bench-adapt") -> str:
     if not study:
         return ""
     def row(r: dict) -> str:
@@ -98,7 +106,7 @@ def _adapt_section(study: dict | None) -> str:
 
     rows = "\n".join(row(r) for r in study["rows"])
     return f"""
-## Adapting to an unfamiliar tile set (`make bench-adapt`, {study.get('date')})
+## Adapting to an unfamiliar tile set (`{command}`, {study.get('date')})
 
 {study['description']} These photos' labels are complete: every extra is a phantom, and "exactly
 right" means no tile missing, none wrong, none extra. Errors on the held part: tiles missed plus
@@ -434,7 +442,7 @@ detector score x class probability. Then phantom boxes are screened out or flagg
 Flowers and seasons: {fl or 'n/a'}.
 Worst confusions: {conf or 'none'}.
 
-{_flower_section(info)}{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_section(info.get('adapt_study'))}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
+{_flower_section(info)}{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_sections(info)}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
 ## Limits
 
 - Trained on HK-style tiles with corner indices; Taiwanese sets without indices and with other flower art

@@ -186,6 +186,8 @@ class FaceDrawer:
         if style["mono_ink"]:
             one = self.ink[["blue", "black", "green"][int(rng.integers(3))]]
             self.ink = {k: (v if k == "red" else one) for k, v in self.ink.items()}
+        if style.get("ink") is not None:  # one ink colour for every stroke (adapt's rehearsal tiles)
+            self.ink = {k: np.array(style["ink"], np.float32) * rng.uniform(0.92, 1.05, 3) for k in palette}
         self.font = tuple(style["font_file"])
         self.lw = max(1.0, self.w * 0.045 * style["stroke"])  # a stroke's width in px
 

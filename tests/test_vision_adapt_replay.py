@@ -1,0 +1,95 @@
+"""adapt's rehearsal tiles: the player's look read off their crops, every class drawn in it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("PIL")
+
+from training import procedural  # noqa: E402
+from training.adapt_replay import player_look, replay_for, replay_tiles  # noqa: E402
+from vision.crops import CROP_STORE, face  # noqa: E402
+
+fonts = pytest.mark.skipif(not procedural.font_families(), reason="no CJK font of training/fonts.json installed")
+
+
+def _crop(ground, ink, seed):
+    """A stored crop of a plain tile face in ground colour with a few strokes of ink."""
+    rng = np.random.default_rng(seed)
+    crop = np.full((CROP_STORE, CROP_STORE, 3), ground, np.uint8)
+    for _ in range(3):
+        x, y = rng.integers(30, 60, 2)
+        crop[y:y + 14, x:x + 4] = ink
+    return crop
+
+
+def test_the_look_is_the_faces_ground_and_its_ink_on_either_polarity():
+    red, white = (40, 40, 180), (240, 240, 240)
+    look = player_look(np.stack([_crop(red, white, s) for s in range(5)]), light_ink=True)
+    assert np.allclose(look["ground"], red, atol=3) and np.allclose(look["ink"], white, atol=3)
+    assert look["light_ink"] is True
+    ivory, blue = (200, 230, 240), (150, 60, 20)
+    look = player_look(np.stack([_crop(ivory, blue, s) for s in range(5)]), light_ink=False)
+    assert np.allclose(look["ground"], ivory, atol=3) and np.allclose(look["ink"], blue, atol=3)
+
+
+@fonts
+def test_rehearsal_draws_every_class_on_the_players_ground_with_the_numbers_printed():
+    look = {"ground": [40, 40, 180], "ink": [240, 240, 240], "light_ink": False}
+    tiles = replay_tiles(look, seed=0, sets=2, per_class=1)
+    assert tiles["crops"].shape == (84, CROP_STORE, CROP_STORE, 3)
+    assert tiles["cls"].tolist() == list(range(42)) * 2
+    flowers = tiles["cls"] >= 34
+    assert (tiles["numbers"][~flowers] == 0).all()
+    assert set(tiles["numbers"][flowers].tolist()) == {1, 2, 3, 4}
+    seasons = (tiles["cls"] >= 34) & (tiles["cls"] <= 37)
+    assert (tiles["numbers"][seasons] == tiles["cls"][seasons] - 33).all()  # 春夏秋冬 print 1-4
+    # the faces lie on the red ground (light ink drawn as such: no dark-ink second look here)
+    middle = np.median([np.median(face(c).reshape(-1, 3), axis=0) for c in tiles["crops"]], axis=0)
+    assert middle[2] > middle[0] + 60, middle
+
+
+@fonts
+def test_a_light_ink_set_is_rehearsed_in_both_looks():
+    look = {"ground": [40, 40, 180], "ink": [240, 240, 240], "light_ink": True}
+    crops = replay_tiles(look, seed=0, sets=1, per_class=4)["crops"]
+    grey = np.array([np.ptp(c.reshape(-1, 3).astype(int), axis=1).mean() for c in crops])
+    # dark_ink turns a crop grey (no colour spread between its channels), the other half stays red
+    assert 0.2 < (grey < 1).mean() < 0.8
+
+
+def test_without_fonts_adapt_goes_on_without_rehearsal_and_says_why(monkeypatch):
+    monkeypatch.setattr(procedural, "font_families", lambda: {})
+    crops = np.stack([_crop((200, 230, 240), (20, 20, 20), s) for s in range(3)])
+    tiles, report = replay_for(crops, False, seed=0)
+    assert tiles is None
+    assert "make train-fonts" in report["skipped"] and report["look"]["light_ink"] is False
+
+
+@fonts
+def test_fine_tuning_with_rehearsal_keeps_a_class_the_players_crops_lack():
+    """Own crops of one class only: the rehearsal's loss must still reach the other classes' logits
+    (without it, the masked loss leaves them to drift)."""
+    import torch
+
+    from training.adapt import fine_tune
+    from training.cls_net import TileNet
+
+    look = {"ground": [230, 240, 245], "ink": [30, 30, 30], "light_ink": False}
+    replay = replay_tiles(look, seed=0, sets=1, per_class=2, classes=(0, 9))
+    own = np.stack([_crop((230, 240, 245), (30, 30, 30), s) for s in range(4)])
+    torch.manual_seed(0)
+    net = TileNet()
+    before = {k: v.clone() for k, v in net.state_dict().items()}
+    fine_tune(net, own, np.zeros(4, np.int64), epochs=1, steps_per_epoch=2, batch=8, replay=replay)
+    head = "cls_head.weight"
+    # the row of class 9 (absent from the own crops) moved: only the rehearsal can have moved it
+    assert not torch.allclose(net.state_dict()[head][9], before[head][9])
+    net2 = TileNet()
+    net2.load_state_dict(before)
+    fine_tune(net2, own, np.zeros(4, np.int64), epochs=1, steps_per_epoch=2, batch=8)
+    # weight decay moves every row a little; the rehearsal moves row 9 far more
+    moved = (net.state_dict()[head][9] - before[head][9]).abs().sum()
+    decayed = (net2.state_dict()[head][9] - before[head][9]).abs().sum()
+    assert moved > 10 * decayed
