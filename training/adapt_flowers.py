@@ -17,8 +17,8 @@ import torch
 from torch.nn import functional as F
 
 from training.adapt import MAX_JITTER, balanced_pick, number_targets
-from training.adapt_replay import REPLAY_SHARE
 from training.adapt_detector import keep_previous
+from training.adapt_replay import REPLAY_SHARE
 from training.train_classifier import NO_NUMBER
 from training.train_flower_reader import WEIGHTS_FILE, export_onnx, from_classifier, read_right, reader_view
 from vision.classes import FLOWER_CLASSES

@@ -25,8 +25,6 @@ REPLAY_PER_CLASS = 3  # tiles of each class per set: 8 x 3 x 42 = 1008 crops, ab
 REPLAY_SHARE = 0.3  # of each fine-tuning batch
 OWN_INK_SHARE = 0.5  # of the sets drawn in the ink colour read off the player's tiles (else a palette)
 DARK_INK_SHARE = 0.5  # light-ink sets: crops also shown as dark ink, the recognizer's second look
-
-
 INK_CONTRAST = 40  # grey levels between the ground and what counts as ink
 
 
