@@ -93,3 +93,12 @@ def test_fine_tuning_with_rehearsal_keeps_a_class_the_players_crops_lack():
     moved = (net.state_dict()[head][9] - before[head][9]).abs().sum()
     decayed = (net2.state_dict()[head][9] - before[head][9]).abs().sum()
     assert moved > 10 * decayed
+
+
+@fonts
+def test_rehearsal_never_draws_a_blank_white_dragon():
+    from training.adapt_replay import look_style
+
+    rng = np.random.default_rng(0)
+    look = {"ground": [200, 230, 240], "ink": [30, 30, 30], "light_ink": False}
+    assert {look_style(look, rng)["white"] for _ in range(40)} <= {"frame", "corners"}
