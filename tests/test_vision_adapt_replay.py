@@ -102,3 +102,17 @@ def test_rehearsal_never_draws_a_blank_white_dragon():
     rng = np.random.default_rng(0)
     look = {"ground": [200, 230, 240], "ink": [30, 30, 30], "light_ink": False}
     assert {look_style(look, rng)["white"] for _ in range(40)} <= {"frame", "corners"}
+
+
+def test_rehearsed_class_loss_masks_the_players_rows_and_weighs_each_part_by_its_rows():
+    import torch
+    from torch.nn import functional as F
+
+    from training.adapt_replay import rehearsed_class_loss
+
+    logits = torch.tensor([[2.0, 0.0, 5.0], [0.0, 1.0, 5.0], [0.0, 0.0, 3.0]])
+    own, present = np.array([0, 1]), np.array([0, 1])  # the player showed classes 0 and 1
+    masked = F.cross_entropy(logits[:2, :2], torch.tensor([0, 1]), label_smoothing=0.05)
+    assert torch.isclose(rehearsed_class_loss(logits[:2], own, present), masked)  # class 2 never counts
+    full = F.cross_entropy(logits[2:], torch.tensor([2]), label_smoothing=0.05)
+    assert torch.isclose(rehearsed_class_loss(logits, own, present, np.array([2])), (2 * masked + full) / 3)

@@ -32,14 +32,14 @@ import torch
 from torch.nn import functional as F
 
 from training.adapt_detector import DET_EPOCHS, adapt_detector, keep_previous
-from training.adapt_replay import REPLAY_SHARE, replay_for
+from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss, replay_for
 from training.augment import photometric, rotate_cw
 from training.calibration import CALIBRATION_ORDER, calibration_labels, calibration_numbers
 from training.cls_net import TileNet, export_onnx, load_weights
 from training.dataset import crops_from_pairs, labels_to_xyxy, list_pairs, read_labels
 from training.quantize import quantize_classifier
 from training.train_classifier import NO_NUMBER, to_tensor
-from vision.crops import cut_crop, dark_ink, light_ink_share, to_input
+from vision.crops import cut_crop, dark_ink, light_ink_set, to_input
 from vision.model import load_config
 
 WEIGHTS_FILE = "classifier.pt"
@@ -119,8 +119,6 @@ def fine_tune(net: TileNet, crops: np.ndarray, cls: np.ndarray, epochs: int = 30
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     present = np.unique(cls)
-    within = np.zeros(int(present.max()) + 1, np.int64)
-    within[present] = np.arange(len(present))  # class index -> position among the present ones
     want = number_targets(numbers, len(cls))
     if replay is not None:
         replay_n = max(1, int(round(REPLAY_SHARE * batch)))
@@ -139,15 +137,14 @@ def fine_tune(net: TileNet, crops: np.ndarray, cls: np.ndarray, epochs: int = 30
             rx, ry = augmented_batch(replay["crops"], replay["cls"], rng, replay_n, r_pick, MAX_JITTER)
             x = torch.cat([x, rx])
         out_cls, _, out_num = net(x)
-        loss = F.cross_entropy(out_cls[:n_own, present], torch.as_tensor(within[y.numpy()]), label_smoothing=0.05)
-        if (want[pick] != NO_NUMBER).any():  # same weight as in training (train_classifier)
-            loss = loss + 0.5 * F.cross_entropy(out_num[:n_own], torch.as_tensor(want[pick]), ignore_index=NO_NUMBER)
-        if replay is not None:
-            r_loss = F.cross_entropy(out_cls[n_own:], ry, label_smoothing=0.05)
-            if (r_want[r_pick] != NO_NUMBER).any():
-                r_loss = r_loss + 0.5 * F.cross_entropy(out_num[n_own:], torch.as_tensor(r_want[r_pick]),
-                                                        ignore_index=NO_NUMBER)
-            loss = (loss * n_own + r_loss * replay_n) / batch
+        loss = rehearsed_class_loss(out_cls, y.numpy(), present, None if replay is None else ry)
+        # the number head's loss at training's weight (train_classifier), each part by its rows
+        if (want[pick] != NO_NUMBER).any():
+            loss = loss + 0.5 * F.cross_entropy(out_num[:n_own], torch.as_tensor(want[pick]),
+                                                ignore_index=NO_NUMBER) * n_own / batch
+        if replay is not None and (r_want[r_pick] != NO_NUMBER).any():
+            loss = loss + 0.5 * F.cross_entropy(out_num[n_own:], torch.as_tensor(r_want[r_pick]),
+                                                ignore_index=NO_NUMBER) * replay_n / batch
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -180,18 +177,13 @@ def install(net: TileNet, models_dir: Path, crops: np.ndarray) -> None:
     quantize_classifier(models_dir / ONNX_FILE, crops)
 
 
-def is_light_ink_set(models_dir: Path, crops: np.ndarray) -> bool:
-    """Does the recognizer take these crops for a set with light ink (DEFAULTS["light_ink"])?"""
-    cfg = load_config(models_dir).get("light_ink")
-    return bool(cfg) and light_ink_share(crops, float(cfg["ratio"])) > float(cfg["photo_share"])
-
-
 def with_dark_ink_looks(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np.ndarray,
-                        numbers: np.ndarray | None):
+                        numbers: np.ndarray | None, light: bool | None = None):
     """The crops of a set whose ink is light, and each again as dark ink on a light ground:
     the recognizer reads such a set both ways (vision.model DEFAULTS["light_ink"]), so the
-    fine-tuning teaches both looks. Other sets' crops come back as they are."""
-    if not is_light_ink_set(models_dir, crops):
+    fine-tuning teaches both looks. Other sets' crops come back as they are. light: whether
+    the set's ink is light, when the caller has decided it already."""
+    if not (light_ink_set(crops, load_config(models_dir).get("light_ink")) if light is None else light):
         return crops, cls, groups, numbers
     both = np.concatenate([crops, np.stack([dark_ink(c) for c in crops])])
     twice = lambda a: None if a is None else np.concatenate([a, a])  # noqa: E731
@@ -210,9 +202,9 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
     """
     torch.set_num_threads(2)
     given = len(crops)
-    replay, replay_report = replay_for(crops, is_light_ink_set(models_dir, crops), seed) if rehearse \
-        else (None, {"skipped": "not asked"})
-    crops, cls, groups, numbers = with_dark_ink_looks(models_dir, crops, cls, groups, numbers)
+    light = light_ink_set(crops, load_config(models_dir).get("light_ink"))
+    replay, replay_report = replay_for(crops, light, seed) if rehearse else (None, {"skipped": "not asked"})
+    crops, cls, groups, numbers = with_dark_ink_looks(models_dir, crops, cls, groups, numbers, light)
     held = split_holdout(groups, holdout_share, seed)
     train_idx = ~held if held.any() else np.ones(len(cls), bool)
     test_idx = held if held.any() else np.ones(len(cls), bool)

@@ -18,7 +18,7 @@ from torch.nn import functional as F
 
 from training.adapt import MAX_JITTER, balanced_pick, number_targets
 from training.adapt_detector import keep_previous
-from training.adapt_replay import REPLAY_SHARE
+from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss
 from training.train_classifier import NO_NUMBER
 from training.train_flower_reader import WEIGHTS_FILE, export_onnx, from_classifier, read_right, reader_view
 from vision.classes import FLOWER_CLASSES
@@ -60,8 +60,6 @@ def fine_tune(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, steps: i
     rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     present = np.unique(cls)
-    within = np.zeros(len(FLOWER_CLASSES), np.int64)
-    within[present] = np.arange(len(present))
     n_replay = max(1, int(round(REPLAY_SHARE * batch))) if replay is not None else 0
     n_own = batch - n_replay
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
@@ -76,10 +74,7 @@ def fine_tune(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, steps: i
             x = torch.cat([x, jittered(replay[0], r_pick, rng)])
             k = np.concatenate([k, replay[2][r_pick]])
         a, _, c = net(x)
-        loss = F.cross_entropy(a[:n_own, present], torch.as_tensor(within[y]), label_smoothing=0.05) * n_own
-        if replay is not None:
-            loss = loss + F.cross_entropy(a[n_own:], torch.as_tensor(replay[1][r_pick]), label_smoothing=0.05) * n_replay
-        loss = loss / batch
+        loss = rehearsed_class_loss(a, y, present, None if replay is None else replay[1][r_pick])
         if (k != NO_NUMBER).any():
             loss = loss + F.cross_entropy(c, torch.as_tensor(k), ignore_index=NO_NUMBER)
         opt.zero_grad()

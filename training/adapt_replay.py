@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import torch
+from torch.nn import functional as F
 
 from training import procedural
 from training.train_classifier import procedural_crop
@@ -39,8 +41,9 @@ def player_look(crops: np.ndarray, light_ink: bool) -> dict:
     ink, a 白板 none); white or black ink when no face shows any."""
     grounds, inks = [], []
     for crop in crops:
-        f = face(crop).reshape(-1, 3).astype(np.float32)
-        grey = cv2.cvtColor(face(crop), cv2.COLOR_BGR2GRAY).reshape(-1).astype(np.float32)
+        part = face(crop)
+        f = part.reshape(-1, 3).astype(np.float32)
+        grey = cv2.cvtColor(part, cv2.COLOR_BGR2GRAY).reshape(-1).astype(np.float32)
         lo, hi = np.percentile(grey, (35, 65))
         grounds.append(np.median(f[(grey >= lo) & (grey <= hi)], axis=0))
         level = np.median(grey)
@@ -83,6 +86,21 @@ def replay_tiles(look: dict, seed: int, sets: int = REPLAY_SETS, per_class: int 
                 cls.append(c)
                 numbers.append(tileset["numbers"].get(c, 0))
     return {"crops": np.stack(crops), "cls": np.array(cls, np.int64), "numbers": np.array(numbers, np.int64)}
+
+
+def rehearsed_class_loss(logits: torch.Tensor, own: np.ndarray, present: np.ndarray,
+                         rehearsal: np.ndarray | torch.Tensor | None = None) -> torch.Tensor:
+    """Class loss of a fine-tuning batch whose first len(own) rows are the player's crops and the
+    rest rehearsal tiles (targets rehearsal): the player's crops teach only among the classes they
+    show (present), so that a tile missing from their photos is not taught away; the rehearsal
+    tiles teach every class. Each part weighs by its rows."""
+    n_own = len(own)
+    within = np.zeros(int(present.max()) + 1, np.int64)
+    within[present] = np.arange(len(present))  # class index -> position among the present ones
+    loss = F.cross_entropy(logits[:n_own, present], torch.as_tensor(within[own]), label_smoothing=0.05) * n_own
+    if rehearsal is not None:
+        loss = loss + F.cross_entropy(logits[n_own:], torch.as_tensor(rehearsal), label_smoothing=0.05) * len(rehearsal)
+    return loss / len(logits)
 
 
 def replay_for(crops: np.ndarray, light_ink: bool, seed: int) -> tuple[dict | None, dict]:

@@ -96,6 +96,12 @@ def light_ink_share(crops, ratio: float) -> float:
     return float(np.mean([ink_is_light(c, ratio) for c in crops])) if len(crops) else 0.0
 
 
+def light_ink_set(crops, settings: dict | None) -> bool:
+    """Are these crops (one photo's, or one set's) of a set with light ink, under the recognizer's
+    light_ink settings (vision.model DEFAULTS["light_ink"]; None: never)?"""
+    return bool(settings) and light_ink_share(crops, float(settings["ratio"])) > float(settings["photo_share"])
+
+
 def dark_ink(crop: np.ndarray) -> np.ndarray:
     """A light-ink crop as dark ink on a light ground, in grey: the polarity the classifier
     trained on most (a red body's white strokes come out black on a light grey)."""

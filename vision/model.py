@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 
 from vision.classes import FLOWER_CLASSES
-from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_share, to_input
+from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_set, to_input
 from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
 from vision.flowers import READER_FILE, FlowerReader
 from vision.screen import SCREEN_DEFAULTS, inside_share, screen
@@ -415,8 +415,7 @@ class Recognizer:
     def is_light_ink(self, crops: np.ndarray) -> bool:
         """Is this photo's set one with light ink on coloured bodies (DEFAULTS["light_ink"])?
         Decided over all of one photo's crops."""
-        cfg = self.config.get("light_ink")
-        return bool(cfg) and light_ink_share(crops, float(cfg["ratio"])) > float(cfg["photo_share"])
+        return light_ink_set(crops, self.config.get("light_ink"))
 
     def classify_crops(self, crops: np.ndarray, light_ink: bool | None = None
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
