@@ -80,7 +80,22 @@ def test_flower_reader_section():
     assert "| valid split, real HK flowers (173 crops) | 90.0% -> 90.0% | 80.0% -> 80.0% | 50.0% -> 75.0% |" in card
     assert "| procedural sets, held-out style (173 crops) | n/a -> 90.0% |" in card
     assert "| `flower_reader.onnx` |" in card and "1.2 MB" in card
-    assert "flower reader" not in model_card({}) and "flower_reader.onnx" not in model_card({})
+    assert "(the flower reader)" not in model_card({}) and "flower_reader.onnx" not in model_card({})
+
+
+def test_the_tile_check_has_its_row_and_training_line():
+    info = {"verifier": {"params": 473785, "input": 48, "photos": 900, "examples": 37706, "tiles": 32466,
+                         "steps": 1830, "train_minutes": 20.0,
+                         "counts": {"procedural_detector_tiles": 17285, "procedural_detector_phantoms": 1707,
+                                    "real_detector_phantoms": 28, "mine_minutes": 22.1},
+                         "held": {"0.05": {"tiles_below": 0.0012, "phantoms_below": 0.9686}}},
+            "verifier_mb": 1.9}
+    card = model_card(info)
+    assert "| `verifier.onnx` | the tile check: a small CNN (`training/train_verifier.py`, 0.47 M parameters)" in card
+    assert "48x48 BGR crop" in card and "1.9 MB" in card
+    assert "on 900 procedural table photos (labels complete; 17285 on tiles, 1707 on nothing" in card
+    assert "0.1% of the tiles and 96.9% of the others" in card
+    assert "verifier.onnx" not in model_card({}) and "Tile check" not in model_card({})
 
 
 def test_each_procedural_sets_adapt_study_has_its_own_section():

@@ -9,7 +9,9 @@ fine-tuned once more on every photo: five photos are too few to leave one unused
 Then the detector: when the recognizer misses or invents tiles on the corrected photos (against
 the boxes the player confirmed), it is fine-tuned the same way, held photo, install-if-better
 and all (training/adapt_detector.py); one calibration photo leaves no photo to hold out, so
-there the detector is left as it is (measured: see that module).
+there the detector is left as it is (measured: see that module). Then the tile check
+(vision/verifier.py), likewise (training/adapt_verifier.py): the boxes the player deleted are
+what it learns to drop.
 The flower reader is tuned on the flower and season crops too (training/adapt_flowers.py).
 Both fine-tunings rehearse every class on procedural tiles drawn in the player's look
 (training/adapt_replay.py), so that five photos lacking a tile do not teach the models to forget it.
@@ -32,6 +34,7 @@ import torch
 from torch.nn import functional as F
 
 from training.adapt_detector import DET_EPOCHS, adapt_detector, keep_previous
+from training.adapt_verifier import adapt_verifier
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss, replay_for
 from training.augment import photometric, rotate_cw
 from training.calibration import CALIBRATION_ORDER, calibration_labels, calibration_numbers
@@ -283,7 +286,9 @@ def _with_detector(report: dict, models_dir: Path, photos, detector: bool, det_e
                    det_imgsz: int | None, seed: int) -> dict:
     if detector:
         report["detector"] = adapt_detector(Path(models_dir), photos, epochs=det_epochs, imgsz=det_imgsz, seed=seed)
-        report["total_seconds"] = report["seconds"] + report["detector"]["seconds"]
+        # the tile check judges the (maybe new) detector's boxes, so it is tuned after it
+        report["verifier"] = adapt_verifier(Path(models_dir), photos, seed=seed)
+        report["total_seconds"] = report["seconds"] + report["detector"]["seconds"] + report["verifier"]["seconds"]
     return report
 
 
@@ -347,7 +352,8 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--det-epochs", type=int, default=DET_EPOCHS, help="detector fine-tuning epochs")
     ap.add_argument("--det-imgsz", type=int, default=None, help="detector training size (default: its own)")
-    ap.add_argument("--no-detector", action="store_true", help="adapt the classifier only")
+    ap.add_argument("--no-detector", action="store_true",
+                    help="adapt the classifier (and flower reader) only: not the detector nor the tile check")
     ap.add_argument("--no-rehearsal", action="store_true",
                     help="fine-tune on your tiles alone, without procedural tiles of every class in their look")
     args = ap.parse_args(argv)

@@ -58,6 +58,22 @@ def split_photos(n: int, share: float, seed: int) -> np.ndarray:
     return held
 
 
+def why_not_tune(before: dict, photos, subject: str, model: str) -> str | None:
+    """Why a model is left as it is on these photos (None: tune it): the pipeline (subject)
+    already errs nowhere, or there is no photo to hold out for checking a new model."""
+    if before["errors"] == 0:
+        return f"{subject} already finds every confirmed tile and no other"
+    if len(photos) < MIN_PHOTOS:
+        return f"a new {model} is checked on a held photo: it needs {MIN_PHOTOS} photos or more (adapt --folder)"
+    return None
+
+
+def held_split(photos, share: float, seed: int) -> tuple[list, list]:
+    """(photos to tune on, photos held out) by split_photos."""
+    held = split_photos(len(photos), share, seed)
+    return [p for p, h in zip(photos, held) if not h], [p for p, h in zip(photos, held) if h]
+
+
 def write_dataset(photos, folder: Path) -> Path:
     """A one-class YOLO folder of the photos (used both to train and, by ultralytics, to validate)."""
     folder = Path(folder)
@@ -140,15 +156,10 @@ def adapt_detector(models_dir: Path, photos, epochs: int = DET_EPOCHS, imgsz: in
     report = {"photos": len(photos), "before_all": before, "epochs": epochs, "imgsz": imgsz, "installed": False}
     if not (models_dir / WEIGHTS_FILE).exists():
         return {**report, "skipped": f"no {WEIGHTS_FILE} to fine-tune", "seconds": time.time() - t0}
-    if before["errors"] == 0:
-        return {**report, "skipped": "the detector already finds every confirmed tile and no other",
-                "seconds": time.time() - t0}
-    if len(photos) < MIN_PHOTOS:
-        return {**report, "skipped": f"a new detector is checked on a held photo: it needs {MIN_PHOTOS} photos "
-                                     f"or more (adapt --folder)", "seconds": time.time() - t0}
-    held = split_photos(len(photos), holdout_share, seed)
-    train = [p for p, h in zip(photos, held) if not h]
-    test = [p for p, h in zip(photos, held) if h]
+    why = why_not_tune(before, photos, "the detector", "detector")
+    if why:
+        return {**report, "skipped": why, "seconds": time.time() - t0}
+    train, test = held_split(photos, holdout_share, seed)
     own = Path(tempfile.mkdtemp(prefix="adapt-det-")) if work is None else Path(work)
     try:
         log(f"detector: {before['missed']} of {before['tiles']} confirmed tiles missed, {before['extra']} invented; "

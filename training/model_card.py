@@ -156,6 +156,11 @@ SCREEN_RULES = """- `drop_below` {drop_below}: detector score x class probabilit
   dropped, under `flag_sliver` {flag_sliver} flagged;
 - `blank_min_score` {blank_min_score}: a back or 白板 on a box the detector scores under this is flagged
   (a patch of felt, a gap between tiles or a tile's side reads as a blank face with a sure classifier)."""
+NOT_TILE_RULE = """
+- `not_tile` {not_tile}: a box the tile check (`verifier.onnx`, `vision/verifier.py`) gives p(tile) under
+  this is dropped and under `flag_not_tile` {flag_not_tile} flagged (characters and rings printed on a
+  tablecloth, things of a tile's size that are no tile). It is asked only about boxes the detector scores under `not_tile_sure` {not_tile_sure} (a surer box
+  is kept whatever it says), in photos the detector read stretched at most `not_tile_stretch` {not_tile_stretch:g}x."""
 
 
 def _screen_section(st: dict | None) -> str:
@@ -181,7 +186,7 @@ After NMS, `vision/screen.py` screens the boxes (settings `inference.screen` in 
 drops a box only where the measurement below found no labelled tile read right among those it drops;
 nearer the line it keeps the tile with a `suspect` reason, which the pipeline flags for the player:
 
-{SCREEN_RULES.format(**{'sure_box': 'n/a', **st['settings']})}
+{SCREEN_RULES.format(**{'sure_box': 'n/a', **st['settings']})}{NOT_TILE_RULE.format(**st['settings']) if 'not_tile' in st['settings'] else ''}
 
 Extras are boxes matching no label (IoU 0.5). The valid split's labels leave discards and other hands
 out, so there an extra may be a real tile; "on a labelled tile" (an extra lying mostly inside a labelled
@@ -302,6 +307,33 @@ def _flower_row(info: dict) -> str:
             f"{info.get('flower_reader_mb', 0):.1f} MB |\n")
 
 
+def _verifier_row(info: dict) -> str:
+    v = info.get("verifier")
+    if not v:
+        return ""
+    return (f"| `verifier.onnx` | the tile check: a small CNN (`training/train_verifier.py`, {v.get('params', 0) / 1e6:.2f} M "
+            f"parameters), p(tile) for each detector box, fp32, sigmoid inside (`vision/verifier.py`); the screening "
+            f"drops or flags boxes by it | {v.get('input')}x{v.get('input')} BGR crop, box + 25% each side, long side "
+            f"vertical | {info.get('verifier_mb', 0):.1f} MB |\n")
+
+
+def _verifier_training(info: dict) -> str:
+    v = info.get("verifier")
+    if not v:
+        return ""
+    c = v.get("counts", {})
+    held = v.get("held", {}).get("0.05", {})
+    return (f"\n- Tile check (`training/train_verifier.py`): the detector's own boxes on {v.get('photos')} procedural "
+            f"table photos (labels complete; {c.get('procedural_detector_tiles')} on tiles, "
+            f"{c.get('procedural_detector_phantoms')} on nothing or on part of a tile) and on the data set's train photos "
+            f"(a few boxes on labelled tiles each, and every box that is a fragment of one: "
+            f"{c.get('real_detector_phantoms')}), labelled boxes jittered and random boxes on the table: "
+            f"{v.get('examples')} crops, {v.get('tiles')} of them tiles; mined in {c.get('mine_minutes', 0):.0f} min, "
+            f"trained {v.get('train_minutes', 0):.0f} min ({v.get('steps')} balanced batches of 128, AdamW, cosine, "
+            f"flips, colour, blur, noise, JPEG). On a tenth of the crops held out: p(tile) under 0.05 for "
+            f"{_pct(held.get('tiles_below'))} of the tiles and {_pct(held.get('phantoms_below'))} of the others.")
+
+
 def _flower_section(info: dict) -> str:
     fr = info.get("flower_reader")
     if not fr:
@@ -355,7 +387,7 @@ ONNX models run by `vision/model.py` (onnxruntime, CPU):
 |---|---|---|---|
 | `detector.onnx` | YOLO11n (ultralytics, trained from scratch, no pretrained weights), one class "tile" (face-up or face-down) | RGB, long side {info.get('det_imgsz')}, short side as the photo's aspect leaves (rounded up to 32) | {info.get('detector_mb', 0):.1f} MB |
 | `classifier.onnx` | small residual CNN (`training/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters, int8 after ONNX Runtime static quantization calibrated on 512 training crops: `training/quantize.py`): 43 classes, a 4-way rotation head and a 4-way printed-number head (flowers) | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
-{_flower_row(info)}| `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
+{_flower_row(info)}{_verifier_row(info)}| `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
 | `detector.pt` | the detector's ultralytics weights (optimizer stripped), the starting point of the next training round | | |
 | `recognizer.json` | inference settings and the figures below | | |
 
@@ -406,12 +438,13 @@ with the crop's own turn this gives upright / upside_down / sideways.
   their upright bounding box). Rotation head trained on portrait boxes (taken as upright),
   landscape boxes (upright or upside down after the turn) and synthetic tiles. A third head reads the
   number (1-4) printed on a flower or season: trained on the real HK flowers (梅1 蘭2 菊3 竹4) and the
-  procedural ones (whichever number their set prints); its loss skips every other tile.
+  procedural ones (whichever number their set prints); its loss skips every other tile.{_verifier_training(info)}
 
 Training time of the shipped models on this 2-core CPU, every round counted: detector
 {_total_minutes(info)[0]:.0f} min{_gpu_minutes(info)}, classifier {_total_minutes(info)[1]:.0f} min. `make train` (`python -m vision train`
-with its defaults) rebuilds both from scratch in one sitting: a 0.8 h detector budget, a 35 min classifier
-budget and the evaluation, about 1.5 h; `--det-init` / `--cls-init` add fine-tuning rounds.
+with its defaults) rebuilds every model from scratch in one sitting: a 0.8 h detector budget, a 35 min classifier
+budget, a 30 min flower reader budget, the tile check (900 photos drawn and mined, about 40 min, then a 20 min
+budget) and the evaluation, about 3 h on two cores; `--det-init` / `--cls-init` add fine-tuning rounds.
 
 Inference (`recognizer.json`): detector score >= {info.get('det_conf', 0.2)}, NMS IoU 0.5. When the first pass finds
 few sure, tile-shaped boxes (a photo squashed in width or height, as the publisher's 640x640 resize left

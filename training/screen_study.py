@@ -23,10 +23,14 @@ from vision.screen import SCREEN_DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 OFF = 10.0  # a share or ratio no box reaches: the rule never fires
-ONLY = {"drop_below": dict(contained=OFF, flag_contained=OFF, sliver=0, flag_sliver=0, blank_min_score=0),
-        "contained": dict(drop_below=0, sliver=0, flag_sliver=0, blank_min_score=0),
-        "sliver": dict(drop_below=0, contained=OFF, flag_contained=OFF, blank_min_score=0)}
-MOVES = {"drop_below": (0.05, 0.15, 0.2), "contained": (0.5, 0.7, 0.8), "sliver": (0.4, 0.6, 0.7)}
+NO_CHECK = dict(not_tile=0, flag_not_tile=0)  # the tile check's rule never fires
+ONLY = {"drop_below": dict(contained=OFF, flag_contained=OFF, sliver=0, flag_sliver=0, blank_min_score=0, **NO_CHECK),
+        "contained": dict(drop_below=0, sliver=0, flag_sliver=0, blank_min_score=0, **NO_CHECK),
+        "sliver": dict(drop_below=0, contained=OFF, flag_contained=OFF, blank_min_score=0, **NO_CHECK),
+        "not_tile": dict(drop_below=0, contained=OFF, flag_contained=OFF, sliver=0, flag_sliver=0,
+                         blank_min_score=0)}
+MOVES = {"drop_below": (0.05, 0.15, 0.2), "contained": (0.5, 0.7, 0.8), "sliver": (0.4, 0.6, 0.7),
+         "not_tile": (0.02, 0.1, 0.2), "not_tile_sure": (0.5, 0.8, 0.9, 1.01)}
 KEYS = ("tiles_found", "tiles_right", "photos_all_right", "extras", "extras_per_photo", "extras_on_labelled",
         "extras_flagged", "right_but_suspect", "photos_exactly_right")
 
@@ -38,6 +42,8 @@ def title_of(folder: Path) -> str:
         return f"The training data set's {Path(f).name} split (reviewed labels, incomplete: discards unlabelled)"
     if "adapt-study" in f:
         return "The adapt study's test photos (a KDE set never trained on, labels complete)"
+    if "style-study" in f:
+        return f"The style study's `{Path(f).name}` photos (procedural sets, labels complete)"
     return f
 
 
@@ -50,7 +56,10 @@ def readings(folder: Path, recognizer, fixes: dict) -> list[tuple]:
             continue
         h, w = image.shape[:2]
         labels, _ = apply_fixes(img_path.name, read_labels(lab_path), fixes)
-        out.append((labels_to_xyxy(labels, w, h), recognizer.read(image)))
+        found = recognizer.read(image)
+        if recognizer.verifier is not None:  # every box, so that its thresholds can be moved
+            found["p_tile"] = recognizer.verifier.p_tile(image, found["boxes"], found["aspect"])
+        out.append((labels_to_xyxy(labels, w, h), found))
     return out
 
 
@@ -63,9 +72,16 @@ def figures(reads: list[tuple], settings: dict | None) -> dict:
 
 def study(reads: list[tuple], base: dict) -> list[dict]:
     rows = [{"name": "no screening", **figures(reads, None)}, {"name": "screening as shipped", **figures(reads, base)}]
+    checked = any(found.get("p_tile") is not None for _, found in reads)
+    if checked:
+        rows.append({"name": "screening without the tile check", **figures(reads, {**base, **NO_CHECK})})
     for rule, cfg in ONLY.items():
+        if rule.startswith("not_tile") and not checked:
+            continue
         rows.append({"name": f"{rule} alone", **figures(reads, {**base, **cfg})})
     for rule, values in MOVES.items():
+        if rule.startswith("not_tile") and not checked:
+            continue
         for v in values:
             extra = {"flag_contained": min(base["flag_contained"], v)} if rule == "contained" else {}
             rows.append({"name": f"{rule} {v} (shipped {base[rule]})", **figures(reads, {**base, rule: v, **extra})})

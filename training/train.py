@@ -1,4 +1,5 @@
-"""`python -m vision train`: rebuild both models from the shared data, export ONNX, evaluate, write the card.
+"""`python -m vision train`: rebuild the models (detector, classifier, flower reader, tile check) from the
+shared data, export ONNX, evaluate, write the card.
 
 Seeded; the schedules are time-boxed (detector in hours, classifier in minutes) so a run
 fits a CPU budget. Everything but the final models goes to --work.
@@ -49,6 +50,11 @@ def parse(argv):
                                           "(default: the models folder's classifier.pt)")
     ap.add_argument("--skip-flower-reader", action="store_true",
                     help="keep models/flower_reader.onnx (and what the card says of it) as it is")
+    ap.add_argument("--verifier-minutes", type=float, default=20.0, help="tile check time budget")
+    ap.add_argument("--verifier-photos", type=int, default=900,
+                    help="procedural table photos the tile check mines the detector's boxes on")
+    ap.add_argument("--skip-verifier", action="store_true",
+                    help="keep models/verifier.onnx (and what the card says of it) as it is")
     ap.add_argument("--evaluate-only", action="store_true",
                     help="train nothing: measure the models in --models again and rewrite their card")
     return ap.parse_args(argv)
@@ -108,6 +114,8 @@ def main(argv=None) -> int:
         info["cls_lr"] = args.cls_lr
     if not args.skip_flower_reader:
         flower_reader_stage(args, info, data_root, work, models)
+    if not args.skip_verifier:
+        verifier_stage(args, info, data_root, work, models)
     info["cls_params"] = sum(p.numel() for p in TileNet().parameters())
     info["train_images"] = len(list((data_root / "images" / "train").iterdir()))
 
@@ -166,6 +174,18 @@ def flower_reader_stage(args, info: dict, data_root: Path, work: Path, models: P
     info["flower_reader"] = metrics
 
 
+def verifier_stage(args, info: dict, data_root: Path, work: Path, models: Path) -> None:
+    """Train models/verifier.onnx on the boxes of the detector just trained, and note it in info."""
+    from training import train_verifier as tv
+
+    v_work = work / "verifier"
+    if (v_work / "examples.npz").exists():  # mined with an earlier detector
+        (v_work / "examples.npz").unlink()
+    figures = tv.train_verifier(models, models, v_work, data_root, args.verifier_photos, args.verifier_minutes,
+                                seed=args.seed, threads=args.threads, log=lambda s: print(s, flush=True))
+    info["verifier"] = {k: v for k, v in figures.items() if k != "history"}
+
+
 def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int) -> None:
     """Measure the models on the valid split (and boxes-only photos), keep the figures in
     recognizer.json and write the model card."""
@@ -174,6 +194,7 @@ def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int)
     from training.model_card import write_card
     from vision.flowers import READER_FILE
     from vision.model import CONFIG_FILE, Recognizer
+    from vision.verifier import VERIFIER_FILE
 
     info = config["training"]
     info["det_conf"] = config["inference"]["det_conf"]
@@ -189,6 +210,8 @@ def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int)
     info["classifier_mb"] = (models / "classifier.onnx").stat().st_size / 1e6
     if (models / READER_FILE).exists():
         info["flower_reader_mb"] = (models / READER_FILE).stat().st_size / 1e6
+    if (models / VERIFIER_FILE).exists():
+        info["verifier_mb"] = (models / VERIFIER_FILE).stat().st_size / 1e6
     card_path.write_text(json.dumps(config, indent=1))
     write_card(models)
 

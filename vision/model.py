@@ -1,5 +1,5 @@
-"""Inference: ONNX tile detector + ONNX tile classifier (+ the flower reader where the models
-folder has one: vision/flowers.py), run with onnxruntime.
+"""Inference: ONNX tile detector + ONNX tile classifier (+ the flower reader and the tile check
+where the models folder has them: vision/flowers.py, vision/verifier.py), run with onnxruntime.
 
 Recognizer(models_dir).recognize(image_bgr) -> [{"cls", "box", "confidence", "rotation"}], and
 "suspect" (why) on a tile kept but worth the player's check (vision/screen.py), and on a
@@ -19,7 +19,8 @@ from vision.classes import FLOWER_CLASSES
 from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_set, to_input
 from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
 from vision.flowers import READER_FILE, FlowerReader
-from vision.screen import SCREEN_DEFAULTS, inside_share, screen
+from vision.screen import SCREEN_DEFAULTS, inside_share, screen, to_check
+from vision.verifier import VERIFIER_FILE, TileVerifier
 
 DETECTOR_FILE = "detector.onnx"
 CLASSIFIER_FILE = "classifier.onnx"
@@ -231,6 +232,10 @@ class Recognizer:
         self.flowers = None
         if (models_dir / READER_FILE).exists() and self.config.get("flower_reader", {}) is not None:
             self.flowers = FlowerReader(make_session(models_dir / READER_FILE, threads), self.config.get("flower_reader"))
+        # the tile check, likewise optional; "verifier": null turns it off
+        self.verifier = None
+        if (models_dir / VERIFIER_FILE).exists() and self.config.get("verifier", {}) is not None:
+            self.verifier = TileVerifier(make_session(models_dir / VERIFIER_FILE, threads))
 
     def detect(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Tile boxes (N, 4) in image pixels and their detector scores."""
@@ -453,7 +458,8 @@ class Recognizer:
 
     def read(self, image: np.ndarray) -> dict:
         """Everything recognize() decides from, before the phantom screening: boxes, detector
-        scores, the photo's stretch (aspect), class and rotation probabilities, crop turns."""
+        scores, the photo's stretch (aspect), class and rotation probabilities, crop turns, and
+        the tile check's p(tile) (None without one)."""
         boxes, scores, aspect = self.detect_with_aspect(image)
         # a squashed photo's boxes have the wrong shape: turn by the tile's true shape
         cut = [cut_crop(image, b, CROP_STORE, CROP_MARGIN, turned=(b[2] - b[0]) * aspect > b[3] - b[1])
@@ -464,8 +470,13 @@ class Recognizer:
         p_cls, p_rot, p_num = self.classify_crops(crops, light)
         if self.flowers is not None:  # what flowers and seasons print, read at a larger crop
             p_cls, p_num = self.flowers.refine(image, boxes, turned, p_cls, p_num, light)
+        p_tile = None
+        if self.verifier is not None:  # asked only where its answer can change the screening's
+            ask = to_check(scores, aspect, self._screen)
+            p_tile = np.ones(len(boxes), np.float32)
+            p_tile[ask] = self.verifier.p_tile(image, boxes[ask], aspect)
         return {"boxes": boxes, "scores": scores, "aspect": aspect, "p_cls": p_cls, "p_rot": p_rot, "p_num": p_num,
-                "turned": turned, "shape": image.shape[:2]}
+                "turned": turned, "shape": image.shape[:2], "p_tile": p_tile}
 
     def recognize(self, image_bgr: np.ndarray) -> list[dict]:
         image = image_bgr if image_bgr.ndim == 3 else cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
@@ -476,7 +487,8 @@ def tiles_from(found: dict, screen_settings: dict | None) -> list[dict]:
     """Recognizer.read's result -> the tiles recognize() returns, screened (vision/screen.py)
     unless screen_settings is None."""
     boxes, scores, p_cls, p_rot = found["boxes"], found["scores"], found["p_cls"], found["p_rot"]
-    keep, suspect = (screen(boxes, scores, p_cls, found["shape"], found["aspect"], screen_settings)
+    keep, suspect = (screen(boxes, scores, p_cls, found["shape"], found["aspect"], screen_settings,
+                            found.get("p_tile"))
                      if screen_settings is not None else (np.ones(len(boxes), bool), [None] * len(boxes)))
     out = []
     for i, box in enumerate(boxes):

@@ -28,6 +28,10 @@ SCREEN_DEFAULTS = {
     "edge_px": 2.0, "sliver": 0.5, "flag_sliver": 0.7, "sure_score": 0.25,
     # a blank face (back or 白板) the detector is less sure of than this: flagged
     "blank_min_score": 0.5,
+    # the tile check (vision/verifier.py, where the models folder has one): a box it gives
+    # p(tile) under not_tile is dropped unless the detector scores it not_tile_sure or more;
+    # under flag_not_tile it is flagged. Asked only about the boxes to_check() names.
+    "not_tile": 0.05, "not_tile_sure": 0.7, "flag_not_tile": 0.3, "not_tile_stretch": 1.0,
 }
 
 
@@ -45,12 +49,26 @@ def inside_share(boxes: np.ndarray, others: np.ndarray | None = None) -> np.ndar
     return share
 
 
+def to_check(scores, aspect: float, settings: dict | None = None) -> np.ndarray:
+    """Which boxes the tile check is asked about: those the detector is less sure of than
+    not_tile_sure (a surer box is kept whatever the check says, and the check costs about a
+    millisecond a box), in a photo read at its own aspect or stretched at most not_tile_stretch
+    (in photos stretched back 2.5-6x, a publisher's square resize, it doubted real tiles)."""
+    cfg = {**SCREEN_DEFAULTS, **(settings or {})}
+    scores = np.asarray(scores, np.float64).reshape(-1)
+    if max(aspect, 1 / max(aspect, 1e-9)) > float(cfg["not_tile_stretch"]) + 1e-6:
+        return np.zeros(len(scores), bool)
+    return scores < float(cfg["not_tile_sure"])
+
+
 def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
-           settings: dict | None = None) -> tuple[np.ndarray, list[str | None]]:
+           settings: dict | None = None, p_tile=None) -> tuple[np.ndarray, list[str | None]]:
     """(keep mask, suspect reason or None per box) for xyxy boxes in an h x w photo.
 
     scores are the detector's, p_cls the classifier's class probabilities (N, 43); aspect is
-    the width stretch that undoes a squashed photo (Recognizer.detect_with_aspect).
+    the width stretch that undoes a squashed photo (Recognizer.detect_with_aspect); p_tile the
+    tile check's p(tile) per box (vision/verifier.py; 1 where it was not asked, see to_check),
+    None without one.
 
     >>> b = np.array([[5, 5, 35, 45], [7, 7, 19, 35], [60, 5, 90, 45], [98, 10, 100, 30]], float)
     >>> p = np.full((4, 43), 0.01); p[:, 0] = 0.9
@@ -74,6 +92,13 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
 
     # phantoms the classifier cannot read either
     keep &= (scores * p >= float(cfg["drop_below"])) | (scores >= float(cfg["sure_box"]))
+
+    # what the tile check sees no whole tile in: print on the table, a ring, a side, a shadow
+    if p_tile is not None:
+        p_tile = np.where(to_check(scores, aspect, cfg), np.asarray(p_tile, np.float64).reshape(n), 1.0)
+        keep &= p_tile >= float(cfg["not_tile"])
+        for i in np.flatnonzero(keep & (p_tile < float(cfg["flag_not_tile"]))):
+            flag(i, "not like a whole tile")
 
     # boxes inside another tile's box: a face, a stick column, a reflection
     share = inside_share(boxes)

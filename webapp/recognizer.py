@@ -1,5 +1,5 @@
 """The vision model, loaded once per process on first use and reloaded when its files change
-(after `vision adapt` installs a better classifier or flower reader). Until models/ holds a model, every caller
+(after `vision adapt` installs a better classifier, flower reader or tile check). Until models/ holds a model, every caller
 gets a 503 "no vision model installed yet" instead of a crash.
 """
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 from .errors import ApiError
 
 MODEL_FILES = ("detector.onnx", "classifier.onnx")
-# read too when present: adapt may install a new flower reader alone
-OPTIONAL_FILES = ("flower_reader.onnx", "recognizer.json")
+# read too when present: adapt may install a new flower reader or tile check alone
+OPTIONAL_FILES = ("flower_reader.onnx", "verifier.onnx", "recognizer.json")
 NO_MODEL = "no vision model installed yet"
 
 

@@ -1,0 +1,125 @@
+"""Adapting the tile check (vision/verifier.py) to the player's own table and set.
+
+A tablecloth printed with big characters, a set whose bodies the check never saw: the player's
+corrected photos say which of the detector's boxes are tiles (the confirmed boxes) and which are
+not (every other box: their labels are complete). `python -m vision adapt --folder` calls
+adapt_verifier after the detector: when the recognizer still misses or invents tiles on the
+photos, the check is fine-tuned from models/verifier.pt on all but a held part (the examples of
+training/train_verifier.py: the detector's boxes, the confirmed ones jittered, random boxes on the
+table), installed only when the full pipeline makes fewer errors there (the old one kept under
+models/previous/), then tuned once more on every photo. Like the detector, it needs two photos
+or more: one calibration photo leaves none to hold out.
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from training.adapt_detector import detector_errors, held_split, keep_previous, why_not_tune
+from vision.verifier import VERIFIER_FILE
+
+WEIGHTS_FILE = "verifier.pt"
+STEPS, LR, BATCH = 150, 3e-4, 64
+
+
+def examples(recognizer, photos, seed: int) -> dict:
+    """train_verifier's examples from [(image, confirmed boxes)] (labels complete)."""
+    from training.train_verifier import photo_examples
+
+    rng = np.random.default_rng(seed)
+    crops, ys = [], []
+    for image, boxes in photos:
+        c, y, _ = photo_examples(recognizer, image, np.asarray(boxes, np.float64).reshape(-1, 4), True, rng)
+        crops.append(c)
+        ys.append(y)
+    return {"crops": np.concatenate(crops), "y": np.concatenate(ys).astype(np.float32)}
+
+
+def fine_tune(weights: Path, data: dict, seed: int, steps: int = STEPS):
+    """The check at weights, tuned steps balanced batches on data at a low rate."""
+    import torch
+    from torch.nn import functional as F
+
+    from training.train_verifier import VerifierNet, batches
+
+    net = VerifierNet()
+    net.load_state_dict(torch.load(weights, map_location="cpu"))
+    torch.manual_seed(seed)
+    opt = torch.optim.AdamW(net.parameters(), lr=LR, weight_decay=0.01)
+    stream = batches(data, np.random.default_rng(seed), BATCH)
+    net.train()
+    for step in range(steps):
+        for g in opt.param_groups:
+            g["lr"] = LR * 0.5 * (1 + np.cos(np.pi * step / steps))
+        x, y = next(stream)
+        loss = F.binary_cross_entropy_with_logits(net(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return net.eval()
+
+
+def candidate(models_dir: Path, net, folder: Path) -> Path:
+    """A copy of models_dir's ONNX models and settings with net as its tile check."""
+    from training.train_verifier import export_onnx
+
+    folder.mkdir(parents=True, exist_ok=True)
+    for f in Path(models_dir).iterdir():
+        if f.is_file() and f.suffix in (".onnx", ".json") and f.name != VERIFIER_FILE:
+            shutil.copy2(f, folder / f.name)
+    export_onnx(net, folder / VERIFIER_FILE)
+    return folder
+
+
+def adapt_verifier(models_dir: Path, photos, holdout_share: float = 0.25, seed: int = 0, refit: bool = True,
+                   threads: int = 2, steps: int = STEPS, log=print) -> dict:
+    """Tune the tile check on [(BGR image, confirmed boxes xyxy)] if the pipeline errs there, and
+    install it if it errs less on the held part. Returns a report (seconds included)."""
+    import torch
+
+    from vision.model import Recognizer
+
+    models_dir = Path(models_dir)
+    t0 = time.time()
+    torch.set_num_threads(threads)
+    current = Recognizer(models_dir, threads=threads)
+    report = {"photos": len(photos), "steps": steps, "installed": False}
+    if current.verifier is None or not (models_dir / WEIGHTS_FILE).exists():
+        return {**report, "skipped": f"no {VERIFIER_FILE} and {WEIGHTS_FILE} to tune", "seconds": time.time() - t0}
+    before = detector_errors(current, photos)
+    report["before_all"] = before
+    why = why_not_tune(before, photos, "the pipeline", "tile check")
+    if why:
+        return {**report, "skipped": why, "seconds": time.time() - t0}
+    train, test = held_split(photos, holdout_share, seed)
+    work = Path(tempfile.mkdtemp(prefix="adapt-verifier-"))
+    try:
+        data = examples(current, train, seed)
+        if not (data["y"] == 0).any() or not (data["y"] == 1).any():
+            return {**report, "skipped": "the photos give no tile or no phantom to learn from",
+                    "seconds": time.time() - t0}
+        log(f"tile check: {before['missed']} of {before['tiles']} confirmed tiles missed, {before['extra']} invented; "
+            f"tuning {steps} steps on {len(data['y'])} boxes of {len(train)} photos")
+        net = fine_tune(models_dir / WEIGHTS_FILE, data, seed, steps)
+        old = detector_errors(current, test)
+        new = detector_errors(Recognizer(candidate(models_dir, net, work / "candidate"), threads=threads), test)
+        installed = new["errors"] < old["errors"]
+        report.update(held_out_photos=len(test), old_held=old, new_held=new, installed=installed,
+                      installed_trained_on=len(train))
+        if installed and refit:
+            net = fine_tune(models_dir / WEIGHTS_FILE, examples(current, photos, seed), seed, steps)
+            report["installed_trained_on"] = len(photos)
+        if installed:
+            from training.train_verifier import export_onnx
+
+            keep_previous(models_dir, (WEIGHTS_FILE, VERIFIER_FILE))
+            torch.save(net.state_dict(), models_dir / WEIGHTS_FILE)
+            export_onnx(net, models_dir / VERIFIER_FILE)
+            report["after_all"] = detector_errors(Recognizer(models_dir, threads=threads), photos)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return {**report, "seconds": time.time() - t0}

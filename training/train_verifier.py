@@ -1,0 +1,311 @@
+"""The tile check's training (vision/verifier.py): p(tile) for a detector box.
+
+Examples are the detector's own boxes, so the check learns what the detector really invents:
+
+- procedural table photos (train_detector.write_procedural_photos: procedural sets of the styles
+  training draws, never the held-out one, on felt, wood, plastic and printed tables with
+  distractors and glare). Their labels are complete: a box on a labelled tile (IoU >= POS_IOU) is
+  a tile, one on nothing (IoU < NEG_IOU with every tile) is not; between is left out. Plus the
+  labelled boxes jittered as a detector's would be, and random boxes of a tile's size on the
+  table away from every tile.
+- the data set's train photos (real HK sets). Their labels leave discards and other hands out, so
+  a box on no label may be a real tile: only boxes on a labelled tile count as tiles, and as not a
+  tile only a box mostly inside a labelled tile that matches none (a face, a stick column).
+
+    python -m training.train_verifier --models models --work /tmp/verifier [--photos 1200] [--minutes 20]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from training.augment import photometric
+from training.dataset import labels_to_xyxy, list_pairs, read_labels
+from training.evaluate import iou_matrix
+from vision.screen import inside_share
+from vision.verifier import VERIFIER_FILE, VERIFY_INPUT, to_tensor, verifier_crops
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data" / "rf-chinese-mahjong-detection-v4"
+POS_IOU, NEG_IOU = 0.5, 0.3
+JITTERED_PER_PHOTO = 6  # labelled boxes jittered, per procedural photo
+RANDOM_PER_PHOTO = 4  # random boxes on the table, per procedural photo
+REAL_POS_PER_PHOTO = 8
+BATCH = 128
+
+
+class VerifierNet(nn.Module):
+    """Four conv stages, each ending in a stride of 2, and a linear head: about 0.5 M parameters."""
+
+    def __init__(self, width: int = 24):
+        super().__init__()
+        chans = [3, width, 2 * width, 4 * width, 6 * width]
+        layers = []
+        for a, b in zip(chans, chans[1:]):
+            layers += [nn.Conv2d(a, b, 3, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU(inplace=True),
+                       nn.Conv2d(b, b, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(b), nn.ReLU(inplace=True)]
+        self.features = nn.Sequential(*layers)
+        self.head = nn.Linear(chans[-1], 1)
+
+    def forward(self, x):
+        return self.head(self.features(x).mean((2, 3))).squeeze(1)
+
+
+class Exported(nn.Module):
+    def __init__(self, net: VerifierNet):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        return torch.sigmoid(self.net(x))
+
+
+def jitter(box: np.ndarray, rng: np.random.Generator, amount: float = 0.08) -> np.ndarray:
+    """A box moved and resized by up to amount of its size, as detector boxes differ from labels."""
+    w, h = box[2] - box[0], box[3] - box[1]
+    d = rng.uniform(-amount, amount, 4) * np.array([w, h, w, h])
+    return box + d
+
+
+def random_boxes(gt: np.ndarray, shape: tuple[int, int], rng: np.random.Generator, count: int) -> np.ndarray:
+    """Up to count boxes of a tile's size and shape on the photo, clear of every labelled tile."""
+    h, w = shape
+    if not len(gt):
+        return np.zeros((0, 4))
+    side = np.median(np.maximum(gt[:, 2] - gt[:, 0], gt[:, 3] - gt[:, 1]))
+    out = []
+    for _ in range(count * 6):
+        if len(out) == count:
+            break
+        long_side = side * rng.uniform(0.5, 1.6)
+        ratio = rng.uniform(0.55, 1.0)
+        bw, bh = (long_side, long_side * ratio) if rng.random() < 0.5 else (long_side * ratio, long_side)
+        if bw >= w or bh >= h:
+            continue
+        x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
+        b = np.array([x, y, x + bw, y + bh])
+        if iou_matrix(b[None], gt).max() < 0.05 and inside_share(b[None], gt).max() < 0.2:
+            out.append(b)
+    return np.array(out).reshape(-1, 4)
+
+
+def label_boxes(boxes: np.ndarray, gt: np.ndarray, complete: bool) -> np.ndarray:
+    """1 tile, 0 not a tile, -1 left out, for detector boxes against labelled tiles gt."""
+    if not len(boxes):
+        return np.zeros(0, np.int64)
+    if not len(gt):
+        return np.zeros(len(boxes), np.int64) if complete else np.full(len(boxes), -1)
+    iou = iou_matrix(boxes, gt).max(1)
+    y = np.full(len(boxes), -1)
+    y[iou >= POS_IOU] = 1
+    if complete:
+        y[iou < NEG_IOU] = 0
+    else:  # only fragments of a labelled tile are surely not tiles
+        y[(iou < NEG_IOU) & (inside_share(boxes, gt).max(1) >= 0.6)] = 0
+    return y
+
+
+def photo_examples(rec, image: np.ndarray, gt: np.ndarray, complete: bool, rng: np.random.Generator
+                   ) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Crops and labels (1 tile, 0 not) from one photo with labelled tiles gt (xyxy)."""
+    boxes, _, aspect = rec.detect_with_aspect(image)
+    y = label_boxes(boxes, gt, complete)
+    counts = {"detector_tiles": int((y == 1).sum()), "detector_phantoms": int((y == 0).sum())}
+    if not complete:  # the data set's photos: a few of their tiles, every fragment
+        pos = np.flatnonzero(y == 1)
+        drop = rng.permutation(pos)[REAL_POS_PER_PHOTO:]
+        y[drop] = -1
+    keep = y >= 0
+    parts, labels = [boxes[keep]], [y[keep]]
+    if complete and len(gt):
+        pick = rng.choice(len(gt), min(len(gt), JITTERED_PER_PHOTO), replace=False)
+        parts.append(np.array([jitter(b, rng) for b in gt[pick]]))
+        labels.append(np.ones(len(pick), np.int64))
+        rand = random_boxes(gt, image.shape[:2], rng, RANDOM_PER_PHOTO)
+        parts.append(rand)
+        labels.append(np.zeros(len(rand), np.int64))
+    all_boxes = np.concatenate([p.reshape(-1, 4) for p in parts]).astype(np.float32)
+    return verifier_crops(image, all_boxes, aspect), np.concatenate(labels), counts
+
+
+def collect(rec, folders: list[tuple[Path, bool]], seed: int, log=print) -> dict:
+    """Crops and labels from every photo of each (folder, labels complete?)."""
+    rng = np.random.default_rng(seed)
+    crops, ys, counts = [], [], {}
+    for folder, complete in folders:
+        for img_p, lab_p in list_pairs(folder):
+            image = cv2.imread(str(img_p))
+            if image is None:
+                continue
+            h, w = image.shape[:2]
+            _, gt = labels_to_xyxy(read_labels(lab_p), w, h)
+            c, y, n = photo_examples(rec, image, gt, complete, rng)
+            crops.append(c)
+            ys.append(y)
+            key = "procedural" if complete else "real"
+            for k, v in n.items():
+                counts[f"{key}_{k}"] = counts.get(f"{key}_{k}", 0) + v
+        log(json.dumps({"folder": str(folder), **counts}))
+    return {"crops": np.concatenate(crops), "y": np.concatenate(ys).astype(np.float32), "counts": counts}
+
+
+def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    if rng.random() < 0.5:
+        crop = crop[::-1, ::-1]  # a tile upside down is a tile
+    if rng.random() < 0.5:
+        crop = crop[:, ::-1]
+    return photometric(np.ascontiguousarray(crop), rng)
+
+
+def batches(data: dict, rng: np.random.Generator, n: int = BATCH):
+    """Endless balanced batches: half tiles, half not."""
+    pos, neg = np.flatnonzero(data["y"] == 1), np.flatnonzero(data["y"] == 0)
+    while True:
+        idx = np.concatenate([rng.choice(pos, n // 2), rng.choice(neg, n - n // 2)])
+        x = np.stack([augment(data["crops"][i], rng) for i in idx])
+        yield torch.from_numpy(to_tensor(x)), torch.from_numpy(data["y"][idx])
+
+
+@torch.no_grad()
+def predict(net: VerifierNet, crops: np.ndarray) -> np.ndarray:
+    net.eval()
+    out = [torch.sigmoid(net(torch.from_numpy(to_tensor(crops[i:i + 512])))).numpy()
+           for i in range(0, len(crops), 512)]
+    return np.concatenate(out) if out else np.zeros(0, np.float32)
+
+
+def split_metrics(p: np.ndarray, y: np.ndarray) -> dict:
+    """Tiles kept and phantoms caught at a few thresholds."""
+    out = {}
+    for t in (0.05, 0.1, 0.2, 0.5):
+        out[str(t)] = {"tiles_below": float(np.mean(p[y == 1] < t)) if (y == 1).any() else None,
+                       "phantoms_below": float(np.mean(p[y == 0] < t)) if (y == 0).any() else None}
+    return out
+
+
+def export_onnx(net: VerifierNet, path: Path) -> None:
+    model = Exported(net.eval().cpu()).eval()
+    dummy = torch.zeros(1, 3, VERIFY_INPUT, VERIFY_INPUT)
+    torch.onnx.export(model, dummy, str(path), input_names=["image"], output_names=["p_tile"],
+                      dynamic_axes={"image": {0: "n"}, "p_tile": {0: "n"}}, opset_version=17, dynamo=False)
+
+
+def train(data: dict, held: dict, minutes: float, seed: int = 0, lr: float = 2e-3, log=print,
+          max_steps: int | None = None, batch: int = BATCH) -> tuple[VerifierNet, dict]:
+    """Time-boxed AdamW with a cosine schedule (over max_steps instead, where given); returns the
+    net and its figures on held."""
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = VerifierNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
+    budget, t0, step, history = minutes * 60, time.time(), 0, []
+    stream = batches(data, rng, batch)
+    losses = []
+    progress = (lambda: step / max_steps) if max_steps else (lambda: (time.time() - t0) / budget)
+    while (frac := progress()) < 1:
+        net.train()
+        for g in opt.param_groups:
+            g["lr"] = lr * 0.5 * (1 + np.cos(np.pi * frac))
+        x, y = next(stream)
+        loss = F.binary_cross_entropy_with_logits(net(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+        step += 1
+        if step % 200 == 0:
+            m = split_metrics(predict(net, held["crops"]), held["y"])
+            history.append({"step": step, "minutes": (time.time() - t0) / 60, "loss": float(np.mean(losses)),
+                            "held": m["0.1"]})
+            losses = []
+            log(json.dumps(history[-1]))
+    return net, {"steps": step, "train_minutes": (time.time() - t0) / 60, "history": history,
+                 "held": split_metrics(predict(net, held["crops"]), held["y"])}
+
+
+def make_photos(work: Path, count: int, seed: int) -> Path:
+    """count procedural table photos under work/photos (labels complete)."""
+    from training.train_detector import write_procedural_photos
+
+    folder = work / "photos"
+    if (folder / "images").is_dir() and len(list((folder / "images").glob("*.jpg"))) >= count:
+        return folder
+    (folder / "images").mkdir(parents=True, exist_ok=True)
+    (folder / "labels").mkdir(parents=True, exist_ok=True)
+    write_procedural_photos(folder / "images", folder / "labels", count, seed)
+    return folder
+
+
+def train_verifier(models: Path, out: Path, work: Path, data_root: Path, photos: int = 900, minutes: float = 20,
+                   seed: int = 0, threads: int = 2, log=print) -> dict:
+    """Mine examples with the detector in models (cached in work), train, write out/verifier.onnx
+    (and work/verifier.pt); returns the figures for the card."""
+    from vision.model import Recognizer
+
+    torch.set_num_threads(threads)
+    work = Path(work)
+    work.mkdir(parents=True, exist_ok=True)
+    cache = work / "examples.npz"
+    if cache.exists():
+        z = np.load(cache)
+        data = {"crops": z["crops"], "y": z["y"], "photo": z["photo"]}
+        counts = json.loads(str(z["counts"]))
+    else:
+        t0 = time.time()
+        # a seed of its own: not the detector's training photos, nor the studies'
+        folder = make_photos(work, photos, seed=1000 + seed)
+        log(f"photos drawn in {(time.time() - t0) / 60:.1f} min")
+        rec = Recognizer(Path(models), threads=threads)
+        folders = [(folder, True)]
+        real = Path(data_root) / "images" / "train"
+        if real.is_dir():
+            folders.append((real, False))
+        parts = [collect(rec, [f], seed + i, log) for i, f in enumerate(folders)]
+        data = {"crops": np.concatenate([p["crops"] for p in parts]), "y": np.concatenate([p["y"] for p in parts]),
+                "photo": np.concatenate([np.full(len(p["y"]), i) for i, p in enumerate(parts)])}
+        counts = {k: v for p in parts for k, v in p["counts"].items()}
+        counts["mine_minutes"] = (time.time() - t0) / 60
+        np.savez(cache, **data, counts=json.dumps(counts))
+    log(json.dumps(counts))
+    # a tenth of the examples held out to watch training (the studies measure the real use)
+    held_mask = np.random.default_rng(seed).random(len(data["y"])) < 0.1
+    net, figures = train({k: v[~held_mask] for k, v in data.items()}, {k: v[held_mask] for k, v in data.items()},
+                         minutes, seed, log=log)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    export_onnx(net, out / VERIFIER_FILE)
+    torch.save(net.state_dict(), work / "verifier.pt")
+    figures.update(counts=counts, examples=int(len(data["y"])), tiles=int((data["y"] == 1).sum()),
+                   input=VERIFY_INPUT, photos=photos, params=int(sum(p.numel() for p in net.parameters())))
+    (work / "verifier.json").write_text(json.dumps(figures, indent=1))
+    return figures
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", default=str(ROOT / "models"), help="the detector mined, and where the check goes")
+    ap.add_argument("--out", help="models folder to write verifier.onnx into (default: --models)")
+    ap.add_argument("--work", default="/tmp/verifier")
+    ap.add_argument("--data", default=str(DATA))
+    ap.add_argument("--photos", type=int, default=900)
+    ap.add_argument("--minutes", type=float, default=20)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args(argv)
+    log = lambda s: print(s, flush=True)  # noqa: E731
+    figures = train_verifier(Path(args.models), Path(args.out or args.models), Path(args.work), Path(args.data),
+                             args.photos, args.minutes, args.seed, args.threads, log)
+    log(json.dumps(figures["held"]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
