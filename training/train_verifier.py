@@ -12,7 +12,7 @@ Examples are the detector's own boxes, so the check learns what the detector rea
   a box on no label may be a real tile: only boxes on a labelled tile count as tiles, and as not a
   tile only a box mostly inside a labelled tile that matches none (a face, a stick column).
 
-    python -m training.train_verifier --models models --work /tmp/verifier [--photos 1200] [--minutes 20]
+    python -m training.train_verifier --models models --work /tmp/verifier [--photos 900] [--minutes 20]
 """
 from __future__ import annotations
 
