@@ -109,14 +109,15 @@ def fine_tune(weights: Path, photos, work: Path, epochs: int, imgsz: int, seed: 
     return best if best.exists() else last
 
 
-def candidate_models(models_dir: Path, onnx: Path, folder: Path) -> Path:
-    """A throw-away model folder: the current one with the new detector."""
+def candidate_models(models_dir: Path, onnx: Path, folder: Path, name: str = ONNX_FILE) -> Path:
+    """A throw-away model folder: the current one with the new model onnx as its file name
+    (the detector unless said)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     for f in Path(models_dir).iterdir():
-        if f.is_file() and f.name != ONNX_FILE and not f.name.endswith(".pt"):
+        if f.is_file() and f.name != name and not f.name.endswith(".pt"):
             shutil.copy2(f, folder / f.name)
-    shutil.copy2(onnx, folder / ONNX_FILE)
+    shutil.copy2(onnx, folder / name)
     return folder
 
 

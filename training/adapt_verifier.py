@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from training.adapt_detector import detector_errors, held_split, keep_previous, why_not_tune
+from training.adapt_detector import candidate_models, detector_errors, held_split, keep_previous, why_not_tune
 from vision.verifier import VERIFIER_FILE
 
 WEIGHTS_FILE = "verifier.pt"
@@ -28,51 +28,20 @@ STEPS, LR, BATCH = 150, 3e-4, 64
 
 def examples(recognizer, photos, seed: int) -> dict:
     """train_verifier's examples from [(image, confirmed boxes)] (labels complete)."""
-    from training.train_verifier import photo_examples
+    from training.train_verifier import examples_of
 
-    rng = np.random.default_rng(seed)
-    crops, ys = [], []
-    for image, boxes in photos:
-        c, y, _ = photo_examples(recognizer, image, np.asarray(boxes, np.float64).reshape(-1, 4), True, rng)
-        crops.append(c)
-        ys.append(y)
-    return {"crops": np.concatenate(crops), "y": np.concatenate(ys).astype(np.float32)}
+    return examples_of(recognizer, photos, True, np.random.default_rng(seed))
 
 
 def fine_tune(weights: Path, data: dict, seed: int, steps: int = STEPS):
     """The check at weights, tuned steps balanced batches on data at a low rate."""
     import torch
-    from torch.nn import functional as F
 
-    from training.train_verifier import VerifierNet, batches
+    from training.train_verifier import VerifierNet, train
 
     net = VerifierNet()
     net.load_state_dict(torch.load(weights, map_location="cpu"))
-    torch.manual_seed(seed)
-    opt = torch.optim.AdamW(net.parameters(), lr=LR, weight_decay=0.01)
-    stream = batches(data, np.random.default_rng(seed), BATCH)
-    net.train()
-    for step in range(steps):
-        for g in opt.param_groups:
-            g["lr"] = LR * 0.5 * (1 + np.cos(np.pi * step / steps))
-        x, y = next(stream)
-        loss = F.binary_cross_entropy_with_logits(net(x), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    return net.eval()
-
-
-def candidate(models_dir: Path, net, folder: Path) -> Path:
-    """A copy of models_dir's ONNX models and settings with net as its tile check."""
-    from training.train_verifier import export_onnx
-
-    folder.mkdir(parents=True, exist_ok=True)
-    for f in Path(models_dir).iterdir():
-        if f.is_file() and f.suffix in (".onnx", ".json") and f.name != VERIFIER_FILE:
-            shutil.copy2(f, folder / f.name)
-    export_onnx(net, folder / VERIFIER_FILE)
-    return folder
+    return train(data, None, 0, seed, lr=LR, max_steps=steps, batch=BATCH, net=net)[0]
 
 
 def adapt_verifier(models_dir: Path, photos, holdout_share: float = 0.25, seed: int = 0, refit: bool = True,
@@ -81,6 +50,7 @@ def adapt_verifier(models_dir: Path, photos, holdout_share: float = 0.25, seed: 
     install it if it errs less on the held part. Returns a report (seconds included)."""
     import torch
 
+    from training.train_verifier import export_onnx
     from vision.model import Recognizer
 
     models_dir = Path(models_dir)
@@ -105,8 +75,10 @@ def adapt_verifier(models_dir: Path, photos, holdout_share: float = 0.25, seed: 
         log(f"tile check: {before['missed']} of {before['tiles']} confirmed tiles missed, {before['extra']} invented; "
             f"tuning {steps} steps on {len(data['y'])} boxes of {len(train)} photos")
         net = fine_tune(models_dir / WEIGHTS_FILE, data, seed, steps)
+        export_onnx(net, work / VERIFIER_FILE)
         old = detector_errors(current, test)
-        new = detector_errors(Recognizer(candidate(models_dir, net, work / "candidate"), threads=threads), test)
+        new = detector_errors(Recognizer(candidate_models(models_dir, work / VERIFIER_FILE, work / "candidate",
+                                                          VERIFIER_FILE), threads=threads), test)
         installed = new["errors"] < old["errors"]
         report.update(held_out_photos=len(test), old_held=old, new_held=new, installed=installed,
                       installed_trained_on=len(train))
@@ -114,8 +86,6 @@ def adapt_verifier(models_dir: Path, photos, holdout_share: float = 0.25, seed: 
             net = fine_tune(models_dir / WEIGHTS_FILE, examples(current, photos, seed), seed, steps)
             report["installed_trained_on"] = len(photos)
         if installed:
-            from training.train_verifier import export_onnx
-
             keep_previous(models_dir, (WEIGHTS_FILE, VERIFIER_FILE))
             torch.save(net.state_dict(), models_dir / WEIGHTS_FILE)
             export_onnx(net, models_dir / VERIFIER_FILE)

@@ -30,6 +30,7 @@ from torch.nn import functional as F
 from training.augment import photometric
 from training.dataset import labels_to_xyxy, list_pairs, read_labels
 from training.evaluate import iou_matrix
+from training.train_classifier import lr_at
 from vision.screen import inside_share
 from vision.verifier import VERIFIER_FILE, VERIFY_INPUT, to_tensor, verifier_crops
 
@@ -136,25 +137,39 @@ def photo_examples(rec, image: np.ndarray, gt: np.ndarray, complete: bool, rng: 
     return verifier_crops(image, all_boxes, aspect), np.concatenate(labels), counts
 
 
+def examples_of(rec, photos, complete: bool, rng: np.random.Generator, counts: dict | None = None) -> dict:
+    """Crops and labels from [(BGR image, labelled tiles xyxy)]; counts (the detector's boxes on
+    tiles and on nothing) are added to, under "procedural_" or "real_" by complete."""
+    crops, ys = [], []
+    counts = {} if counts is None else counts
+    key = "procedural" if complete else "real"
+    for image, gt in photos:
+        c, y, n = photo_examples(rec, image, np.asarray(gt, np.float64).reshape(-1, 4), complete, rng)
+        crops.append(c)
+        ys.append(y)
+        for k, v in n.items():
+            counts[f"{key}_{k}"] = counts.get(f"{key}_{k}", 0) + v
+    return {"crops": np.concatenate(crops), "y": np.concatenate(ys).astype(np.float32), "counts": counts}
+
+
+def folder_photos(folder: Path):
+    """(BGR image, labelled tiles xyxy) of each readable photo of a YOLO folder, one at a time."""
+    for img_p, lab_p in list_pairs(folder):
+        image = cv2.imread(str(img_p))
+        if image is not None:
+            h, w = image.shape[:2]
+            yield image, labels_to_xyxy(read_labels(lab_p), w, h)[1]
+
+
 def collect(rec, folders: list[tuple[Path, bool]], seed: int, log=print) -> dict:
     """Crops and labels from every photo of each (folder, labels complete?)."""
     rng = np.random.default_rng(seed)
-    crops, ys, counts = [], [], {}
+    parts, counts = [], {}
     for folder, complete in folders:
-        for img_p, lab_p in list_pairs(folder):
-            image = cv2.imread(str(img_p))
-            if image is None:
-                continue
-            h, w = image.shape[:2]
-            _, gt = labels_to_xyxy(read_labels(lab_p), w, h)
-            c, y, n = photo_examples(rec, image, gt, complete, rng)
-            crops.append(c)
-            ys.append(y)
-            key = "procedural" if complete else "real"
-            for k, v in n.items():
-                counts[f"{key}_{k}"] = counts.get(f"{key}_{k}", 0) + v
+        parts.append(examples_of(rec, folder_photos(folder), complete, rng, counts))
         log(json.dumps({"folder": str(folder), **counts}))
-    return {"crops": np.concatenate(crops), "y": np.concatenate(ys).astype(np.float32), "counts": counts}
+    return {"crops": np.concatenate([p["crops"] for p in parts]), "y": np.concatenate([p["y"] for p in parts]),
+            "counts": counts}
 
 
 def augment(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -198,13 +213,14 @@ def export_onnx(net: VerifierNet, path: Path) -> None:
                       dynamic_axes={"image": {0: "n"}, "p_tile": {0: "n"}}, opset_version=17, dynamo=False)
 
 
-def train(data: dict, held: dict, minutes: float, seed: int = 0, lr: float = 2e-3, log=print,
-          max_steps: int | None = None, batch: int = BATCH) -> tuple[VerifierNet, dict]:
-    """Time-boxed AdamW with a cosine schedule (over max_steps instead, where given); returns the
-    net and its figures on held."""
+def train(data: dict, held: dict | None, minutes: float, seed: int = 0, lr: float = 2e-3, log=print,
+          max_steps: int | None = None, batch: int = BATCH, net: VerifierNet | None = None
+          ) -> tuple[VerifierNet, dict]:
+    """Time-boxed AdamW with a cosine schedule (over max_steps instead, where given) from net (a
+    fresh one without); returns the net and its figures on held (none without held)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    net = VerifierNet()
+    net = VerifierNet() if net is None else net
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
     budget, t0, step, history = minutes * 60, time.time(), 0, []
     stream = batches(data, rng, batch)
@@ -213,7 +229,7 @@ def train(data: dict, held: dict, minutes: float, seed: int = 0, lr: float = 2e-
     while (frac := progress()) < 1:
         net.train()
         for g in opt.param_groups:
-            g["lr"] = lr * 0.5 * (1 + np.cos(np.pi * frac))
+            g["lr"] = lr_at(frac, lr, warm=0.0)
         x, y = next(stream)
         loss = F.binary_cross_entropy_with_logits(net(x), y)
         opt.zero_grad()
@@ -221,14 +237,16 @@ def train(data: dict, held: dict, minutes: float, seed: int = 0, lr: float = 2e-
         opt.step()
         losses.append(loss.item())
         step += 1
-        if step % 200 == 0:
+        if held is not None and step % 200 == 0:
             m = split_metrics(predict(net, held["crops"]), held["y"])
             history.append({"step": step, "minutes": (time.time() - t0) / 60, "loss": float(np.mean(losses)),
                             "held": m["0.1"]})
             losses = []
             log(json.dumps(history[-1]))
-    return net, {"steps": step, "train_minutes": (time.time() - t0) / 60, "history": history,
-                 "held": split_metrics(predict(net, held["crops"]), held["y"])}
+    figures = {"steps": step, "train_minutes": (time.time() - t0) / 60, "history": history}
+    if held is not None:
+        figures["held"] = split_metrics(predict(net, held["crops"]), held["y"])
+    return net.eval(), figures
 
 
 def make_photos(work: Path, count: int, seed: int) -> Path:

@@ -471,7 +471,7 @@ class Recognizer:
         if self.flowers is not None:  # what flowers and seasons print, read at a larger crop
             p_cls, p_num = self.flowers.refine(image, boxes, turned, p_cls, p_num, light)
         p_tile = None
-        if self.verifier is not None:  # asked only where its answer can change the screening's
+        if self.verifier is not None and self._screen is not None:  # asked only where its answer counts
             ask = to_check(scores, aspect, self._screen)
             p_tile = np.ones(len(boxes), np.float32)
             p_tile[ask] = self.verifier.p_tile(image, boxes[ask], aspect)
