@@ -55,6 +55,46 @@ def test_faces_differ_between_classes():
         assert np.abs(a - b).mean() > 2
 
 
+def _ink(face: np.ndarray, box) -> int:
+    """Inked pixels of a face inside box (fractions x0, y0, x1, y1)."""
+    h, w = face.shape[:2]
+    x0, y0, x1, y1 = box
+    return int((face[int(y0 * h):int(y1 * h), int(x0 * w):int(x1 * w), 3] > 128).sum())
+
+
+def test_sets_lay_out_six_and_eight_sticks_either_way():
+    style = random_style(np.random.default_rng(7))
+    six, eight = {}, {}
+    for rows, m_over_w in (("rows", "chevron"), ("columns", "m_over_w")):
+        ts = make_tileset({**style, "six_sticks": rows, "eight_sticks": m_over_w, "index": False},
+                          np.random.default_rng(8))
+        six[rows], eight[m_over_w] = ts["faces"][23], ts["faces"][25]
+    # two rows of three sticks leave the middle band bare; three rows of two fill it
+    assert _ink(six["rows"], (0, 0.48, 1, 0.52)) < _ink(six["columns"], (0, 0.48, 1, 0.52)) / 3
+    # three columns put a stick in the middle; two columns leave it bare
+    assert _ink(six["columns"], (0.45, 0, 0.55, 1)) < _ink(six["rows"], (0.45, 0, 0.55, 1)) / 3
+    assert np.abs(eight["chevron"][..., 3].astype(int) - eight["m_over_w"][..., 3].astype(int)).mean() > 5
+
+
+def test_an_index_goes_in_a_corner_or_in_the_middle_gap():
+    style = {**random_style(np.random.default_rng(9)), "index": True, "index_gap": False, "index_corner": "right"}
+    right = make_tileset(style, np.random.default_rng(10))["faces"]
+    left = make_tileset({**style, "index_corner": "left"}, np.random.default_rng(10))["faces"]
+    gap = make_tileset({**style, "index_gap": True}, np.random.default_rng(10))["faces"]
+    four_pin, corner, middle = 12, (0.7, 0, 1, 0.22), (0.4, 0.42, 0.6, 0.58)
+    assert _ink(right[four_pin], corner) > _ink(left[four_pin], corner) + 20
+    assert _ink(gap[four_pin], middle) > _ink(right[four_pin], middle) + 20
+    assert _ink(gap[four_pin], corner) < _ink(right[four_pin], corner) - 20
+    assert np.array_equal(gap[0], right[0])  # 一萬 has no gap: its index stays in the corner
+
+
+def test_a_lattice_white_dragon_keeps_its_middle_empty():
+    face = make_tileset({**random_style(np.random.default_rng(11)), "white": "lattice"},
+                        np.random.default_rng(12))["faces"][33]
+    assert _ink(face, (0.1, 0.1, 0.9, 0.9)) > 300
+    assert _ink(face, (0.42, 0.4, 0.58, 0.6)) == 0
+
+
 def test_table_tops_and_distractors_leave_tiles_alone():
     rng = np.random.default_rng(1)
     for _ in range(len(scenes.TABLES) * 2):
@@ -97,6 +137,41 @@ def test_procedural_close_ups_hold_a_few_big_tiles(tmp_path):
         x1, y1 = (lab[:, 1:3] - lab[:, 3:5] / 2).min(0)
         x2, y2 = (lab[:, 1:3] + lab[:, 3:5] / 2).max(0)
         assert 1 <= len(lab) <= 3 and max(x2 - x1, y2 - y1) > 0.4  # the tiles fill the photo
+
+
+def test_artwork_faces_go_on_a_styles_bodies():
+    from training.procedural import art_tileset
+
+    art = np.zeros((60, 45, 4), np.uint8)
+    art[10:50, 15:30] = (0, 0, 200, 255)  # a red bar on a transparent ground
+    style = random_style(np.random.default_rng(13))
+    plain = make_tileset(style, np.random.default_rng(14))
+    ts = art_tileset({5: art}, style, np.random.default_rng(14))
+    face = ts["faces"][5]
+    assert face.shape == plain["faces"][5].shape and face.dtype == np.uint8
+    h, w = face.shape[:2]
+    assert tuple(face[h // 2, w // 2]) == (0, 0, 200, 255) and face[h // 2, 2, 3] == 0  # art, no body of its own
+    assert np.array_equal(ts["faces"][6], plain["faces"][6])  # the style draws what the art lacks
+    assert [b["bgra"].shape for b in ts["bodies"]] == [b["bgra"].shape for b in plain["bodies"]]
+
+
+def test_some_procedural_photos_wear_artwork_faces(tmp_path):
+    import cv2
+
+    from training.train_detector import write_procedural_photos
+
+    art = np.zeros((60, 45, 4), np.uint8)
+    art[5:55, 5:40] = (255, 0, 255, 255)  # magenta: no procedural ink or table is
+    found = {}
+    for share in (0.0, 1.0):
+        d = tmp_path / str(share)
+        (d / "images").mkdir(parents=True)
+        (d / "labels").mkdir()
+        write_procedural_photos(d / "images", d / "labels", 2, seed=4, max_side=480, squash_share=0.0,
+                                closeup_share=1.0, art=[{c: art for c in range(42)}], art_share=share)
+        img = [cv2.imread(str(p)).astype(int) for p in sorted((d / "images").glob("*.jpg"))]
+        found[share] = sum(int(((i[..., 0] > i[..., 1] + 80) & (i[..., 2] > i[..., 1] + 80)).sum()) for i in img)
+    assert found[1.0] > 10 * found[0.0], found
 
 
 def test_squashed_procedural_photos_keep_their_boxes_on_the_tiles(tmp_path):

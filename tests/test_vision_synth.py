@@ -1,6 +1,8 @@
 """Synthetic training tiles: SVG artwork rendered into face folders, ink variation, crops."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -62,3 +64,24 @@ def test_rendered_crop_shows_a_tile_on_its_background():
     red = (centre[..., 2].astype(int) - centre[..., 1].astype(int)) > 60
     assert red.mean() > 0.2  # the face's red block sits in the middle of the crop
     assert cv2.imencode(".png", crop)[0]
+
+
+KMAHJONGG = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "artwork" / "kmahjongglib"
+
+
+@needs_rsvg
+@pytest.mark.skipif(not (KMAHJONGG / "default.desktop").exists(), reason="no kmahjongglib artwork under ../shared/data")
+def test_kde_training_sets_render_all_faces_and_never_the_measured_ones(tmp_path):
+    artwork = KMAHJONGG.parent
+    folders = synth.render_kde_sets(artwork, tmp_path, log=lambda s: None)
+    assert [f.parent.name for f in folders] == list(synth.KDE_TRAIN_SETS)
+    assert not {"traditional", "classic", "jade"} & set(synth.KDE_TRAIN_SETS)  # measured, never trained on
+    faces = synth.load_faces(tmp_path / "no-artwork-here", folders)
+    assert sorted({f["cls"] for f in faces}) == list(range(42))
+    assert all(not f["has_body"] and f["rgba"].shape[2] == 4 for f in faces)
+
+
+def test_kde_training_sets_are_skipped_without_their_artwork(tmp_path):
+    logged = []
+    assert synth.render_kde_sets(tmp_path / "artwork", tmp_path / "cache", log=logged.append) == []
+    assert logged and "default" in logged[0]

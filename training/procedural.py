@@ -43,7 +43,8 @@ AXES = {
     "pips": ("rings", "flat", "petal", "spoke"),
     "sticks": ("bamboo", "outline", "segmented"),
     "bird": ("bird", "peacock", "stick"),
-    "white": ("frame", "blank", "corners"),
+    # a lattice: the frame filled with a window-like grid, as some sets print 白
+    "white": ("frame", "blank", "corners", "lattice"),
     # one set in three a coloured body with light ink: at one in four the classifier read 59% of
     # the found tiles of a red-bodied held-out set, 87% of a light one's (style study, 2026-12-01)
     "scheme": ("light", "light", "dark"),
@@ -96,6 +97,15 @@ def random_style(rng: np.random.Generator, held_out: bool | None = False) -> dic
     style["front_share"] = float(rng.uniform(0.3, 0.8))  # of the thickness in the front colour
     style["gloss"] = bool(rng.random() < 0.35)
     style["stroke"] = float(rng.uniform(0.7, 1.4))
+    # Drawn last, so that every choice above stays what the same seed gave before.
+    # How the suits are laid out: 6條 in two rows of three, or in three rows of two; 8條 as two
+    # rows with tilted middle sticks, or as an M over a W. Where the index goes: a corner, or
+    # (index_gap) in the gap a layout leaves in the middle (4筒, 4條, 8條).
+    style["six_sticks"] = "rows" if rng.random() < 0.7 else "columns"
+    style["eight_sticks"] = "chevron" if rng.random() < 0.5 else "m_over_w"
+    style["index_corner"] = "left" if rng.random() < 0.6 else "right"
+    style["index_gap"] = bool(rng.random() < 0.4)
+    style["index_ink"] = ("black", "red", "blue")[int(rng.integers(3))]
     if style["scheme"] == "dark":
         style["front"] = FRONT_DARK[int(rng.integers(len(FRONT_DARK)))].tolist()
         style["back"] = style["front"] if rng.random() < 0.6 else BACK_COLOURS[int(rng.integers(len(BACK_COLOURS)))].tolist()
@@ -200,12 +210,22 @@ class FaceDrawer:
     def box(self, x0, y0, x1, y1):
         return (x0 * self.w, y0 * self.h, (x1 - x0) * self.w, (y1 - y0) * self.h)
 
-    def index(self, canvas, label: str) -> None:
-        """A small corner index (HK and Japanese sets): top left."""
+    # Faces whose layout leaves a gap in the middle, where some sets print the index instead
+    GAP_INDEX = {12: (0.5, 0.5), 21: (0.5, 0.5), 25: (0.5, 0.5)}
+
+    def index(self, canvas, label: str, cls: int | None = None) -> None:
+        """A small index (HK and Japanese sets): in a top corner, or in the face's middle gap."""
         font = LATIN_FONTS[int(self.rng.integers(len(LATIN_FONTS)))]
         if not Path(font).exists():
             return
-        paint_mask(canvas, glyph(label, font, 0), self.box(0.05, 0.03, 0.3, 0.22), self.ink["black"])
+        if self.s.get("index_gap") and cls in self.GAP_INDEX:
+            x, y = self.GAP_INDEX[cls]
+            rect = self.box(x - 0.1, y - 0.08, x + 0.1, y + 0.08)
+        elif self.s.get("index_corner") == "right":
+            rect = self.box(0.7, 0.03, 0.95, 0.22)
+        else:
+            rect = self.box(0.05, 0.03, 0.3, 0.22)
+        paint_mask(canvas, glyph(label, font, 0), rect, self.ink[self.s.get("index_ink", "black")])
 
     def face(self, cls: int) -> np.ndarray:
         c = self.canvas()
@@ -237,7 +257,7 @@ class FaceDrawer:
                   else self.ink["black"], stretch=0.4)
         self.text(c, "萬", self.box(0.1, split + 0.02, 0.9, 0.95), self.ink["red"], stretch=0.25)
         if self.s["index"]:
-            self.index(c, str(n))
+            self.index(c, str(n), n - 1)
 
     # 筒: circles at the classic positions (fractions of the face)
     PIN_LAYOUT = {
@@ -257,7 +277,7 @@ class FaceDrawer:
         for (x, y), col in zip(self.PIN_LAYOUT[n], colours):
             self.circle(c, x * self.w, y * self.h, r, col, ornate=n == 1)
         if self.s["index"]:
-            self.index(c, str(n))
+            self.index(c, str(n), n + 8)
 
     def _pin_colours(self, n: int) -> list:
         b, g, r = self.ink["blue"], self.ink["green"], self.ink["red"]
@@ -310,19 +330,32 @@ class FaceDrawer:
             (0.16, 0.72, 0), (0.38, 0.72, -22), (0.62, 0.72, 22), (0.84, 0.72, 0)],
         9: [(x, y, 0) for y in (0.17, 0.5, 0.83) for x in (0.2, 0.5, 0.8)],
     }
+    # the other ways sets lay out 6條 and 8條 (style "six_sticks", "eight_sticks")
+    STICK_VARIANTS = {
+        ("six_sticks", "columns"): [(x, y, 0) for y in (0.17, 0.5, 0.83) for x in (0.3, 0.7)],
+        ("eight_sticks", "m_over_w"): [(0.14 + 0.24 * k, y, tilt * (1 if k % 2 else -1))
+                                       for y, tilt in ((0.27, -24), (0.73, 24)) for k in range(4)],
+    }
+
+    def stick_layout(self, n: int) -> list:
+        for (axis, value), layout in self.STICK_VARIANTS.items():
+            if len(layout) == n and self.s.get(axis) == value:
+                return layout
+        return self.STICK_LAYOUT[n]
 
     def sticks(self, c, n: int) -> None:
         if n == 1:
             self.one_stick(c)
         else:
-            rows = 3 if n in (7, 9) else 2
-            length = (0.27 if rows == 3 else 0.38) * self.h * self.rng.uniform(0.92, 1.02)
+            layout = self.stick_layout(n)
+            three_rows = n in (7, 9) or (n == 6 and self.s.get("six_sticks") == "columns")
+            length = (0.27 if three_rows else 0.38) * self.h * self.rng.uniform(0.92, 1.02)
             width = self.w * (0.11 if n < 6 else 0.09) * self.s["stroke"]
-            for k, (x, y, tilt) in enumerate(self.STICK_LAYOUT[n]):
+            for k, (x, y, tilt) in enumerate(layout):
                 red = (n == 5 and k == 4) or (n == 7 and k == 0) or (n == 9 and k % 3 == 1)
                 self.stick(c, x * self.w, y * self.h, length, width, tilt, self.ink["red" if red else "green"])
         if self.s["index"]:
-            self.index(c, str(n))
+            self.index(c, str(n), n + 17)
 
     def stick(self, c, cx, cy, length, width, tilt, colour) -> None:
         a = np.deg2rad(tilt)
@@ -382,7 +415,7 @@ class FaceDrawer:
                                              facing * -25, 0, 360, 255, -1, cv2.LINE_AA, 4), b)
 
     def white(self, c) -> None:
-        """白: blank, a frame (often blue, doubled), or only its corners."""
+        """白: blank, a frame (often blue, doubled), only its corners, or a lattice."""
         kind = self.s["white"]
         if kind == "blank":
             return
@@ -394,6 +427,20 @@ class FaceDrawer:
             d = lw * 2.2
             paint_shape(c, lambda m: cv2.rectangle(m, _pt(x0 + d, y0 + d), _pt(x1 - d, y1 - d), 255, max(1, lw // 2),
                                                    cv2.LINE_AA, 4), col)
+        elif kind == "lattice":  # a window: frame, a bar round an empty middle, cross-bars to the frame
+            col = self.ink["black" if self.rng.random() < 0.5 else "blue"]
+            thin = max(1, lw // 2)
+            mx0, my0, mx1, my1 = 0.36 * self.w, 0.32 * self.h, 0.64 * self.w, 0.68 * self.h
+            paint_shape(c, lambda m: cv2.rectangle(m, _pt(x0, y0), _pt(x1, y1), 255, lw, cv2.LINE_AA, 4), col)
+            paint_shape(c, lambda m: cv2.rectangle(m, _pt(mx0, my0), _pt(mx1, my1), 255, lw, cv2.LINE_AA, 4), col)
+            for f in (0.3, 0.7):
+                x, y = x0 + (x1 - x0) * f, y0 + (y1 - y0) * f
+                for a_, b_ in (((x, y0), (x, my0)), ((x, my1), (x, y1)), ((x0, y), (mx0, y)), ((mx1, y), (x1, y))):
+                    paint_shape(c, lambda m, a_=a_, b_=b_: cv2.line(m, _pt(*a_), _pt(*b_), 255, thin, cv2.LINE_AA, 4), col)
+            if self.rng.random() < 0.5:  # red accents at the middle bar's sides
+                for cx in (mx0, mx1):
+                    paint_shape(c, lambda m, cx=cx: cv2.rectangle(m, _pt(cx - lw, (my0 + my1) / 2 - 2 * lw),
+                                                                   _pt(cx + lw, (my0 + my1) / 2 + 2 * lw), 255, -1), self.ink["red"])
         else:
             arm = 0.22 * self.w
             for (px, py, sx, sy) in ((x0, y0, 1, 1), (x1, y0, -1, 1), (x0, y1, 1, -1), (x1, y1, -1, -1)):
@@ -506,6 +553,21 @@ def make_tileset(style: dict, rng: np.random.Generator, height: int = 128) -> di
     bodies = [make_body(style, (drawer.h, drawer.w), v, rng) for v in VIEWS]
     numbers = {cls: flower_number(cls, style) for cls in range(34, 42)}
     return {"faces": faces, "bodies": bodies, "numbers": numbers, "style": style}
+
+
+def art_tileset(art: dict[int, np.ndarray], style: dict, rng: np.random.Generator, height: int = 128) -> dict:
+    """A set whose faces are one artwork's (class -> BGRA face art without a body, as
+    training/synth.py loads them), on the style's bodies; the style draws the classes the artwork
+    lacks. Real sets put drawn art on every body colour, not only on synth's ivory one."""
+    ts = make_tileset(style, rng, height)
+    h, w = next(iter(ts["faces"].values())).shape[:2]
+    for cls, face in art.items():
+        fh, fw = int(h * rng.uniform(0.8, 0.92)), int(w * rng.uniform(0.8, 0.92))
+        canvas = np.zeros((h, w, 4), np.uint8)
+        y0, x0 = (h - fh) // 2, (w - fw) // 2
+        canvas[y0:y0 + fh, x0:x0 + fw] = cv2.resize(face, (fw, fh), interpolation=cv2.INTER_AREA)
+        ts["faces"][cls] = canvas
+    return ts
 
 
 def contact_sheet(tileset: dict, view: int | None = None) -> np.ndarray:

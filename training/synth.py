@@ -30,6 +30,11 @@ SVG_SETS = {
     + ["Ton", "Nan", "Shaa", "Pei", "Chun", "Hatsu", "Haku"],
 }
 SVG_HEIGHT = 300
+# KDE kmahjongglib sets (GPL-2+, rendered at training time, never shipped) that train the
+# classifier: `default`, Japanese-style art with corner indices and small season names.
+# `traditional` stays out of all training (the adapt and style studies measure an unseen set
+# with it), and the task forbids KMahjongg's `classic` and `jade`, which are measured outside.
+KDE_TRAIN_SETS = ("default",)
 
 # Face-down colours seen on real sets (BGR): greens, blues, yellow, orange, pink, purple, dark.
 BACK_COLOURS = np.array([
@@ -58,6 +63,21 @@ def render_svg_sets(artwork_root: Path, cache: Path, log=print) -> list[Path]:
             if not png.exists():
                 cv2.imwrite(str(png), render_file(src / f"{name}.svg", SVG_HEIGHT))
         folders.append(out)
+    folders += render_kde_sets(artwork_root, cache, log)
+    return folders
+
+
+def render_kde_sets(artwork_root: Path, cache: Path, log=print) -> list[Path]:
+    """Folders of NN.png faces of KDE_TRAIN_SETS (cached), for load_faces."""
+    from training.adapt_study import KMAHJONGG, render_tileset
+
+    folders = []
+    for name in KDE_TRAIN_SETS:
+        if not (Path(artwork_root).parent / KMAHJONGG / f"{name}.desktop").exists():
+            log(f"no kmahjongglib set {name}: training without it")
+            continue
+        render_tileset(Path(artwork_root).parent, name, Path(cache) / "kmahjongglib")
+        folders.append(Path(cache) / "kmahjongglib" / name / "faces")
     return folders
 
 

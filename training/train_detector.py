@@ -60,7 +60,9 @@ def prepare_detector_data(data_root: Path, artwork_root: Path, out_dir: Path, se
                 os.symlink(img_path.resolve(), dst_img)
             write_labels(out_dir / "labels" / split / (img_path.stem + ".txt"), labels)
     if procedural:
-        write_procedural_photos(out_dir / "images" / "train", out_dir / "labels" / "train", procedural, seed)
+        art = art_faces(artwork_root, out_dir.parent / "svg_faces")
+        write_procedural_photos(out_dir / "images" / "train", out_dir / "labels" / "train", procedural, seed,
+                                art=art)
     yaml_path = out_dir / "data.yaml"
     yaml_path.write_text(f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/valid\nnc: 1\nnames:\n  0: tile\n")
     return yaml_path
@@ -128,9 +130,17 @@ def export_detector(best_pt: Path, out_path: Path, imgsz: int = DET_IMGSZ) -> Pa
     return out_path
 
 
+def art_faces(artwork_root: Path, cache: Path) -> list[dict[int, np.ndarray]]:
+    """The face art of each artwork set drawn without a body (class -> BGRA), one dict a set."""
+    folders = synth.render_svg_sets(artwork_root, cache, log=lambda s: None)
+    folders += [Path(artwork_root) / folder for folder, (_, has_body) in synth.ART_SETS.items() if not has_body]
+    sets = [{f["cls"]: f["rgba"] for f in synth.load_faces(Path(artwork_root) / "-", [folder])} for folder in folders]
+    return [faces for faces in sets if faces]
+
+
 def write_procedural_photos(img_dir: Path, lab_dir: Path, count: int, seed: int = 0, per_set: int = 8,
                             max_side: int = 960, squash_share: float = 0.5, squash_size: int = 640,
-                            closeup_share: float = 0.15) -> int:
+                            closeup_share: float = 0.15, art: list[dict] = (), art_share: float = 0.3) -> int:
     """count synthetic photos of procedural tile sets (training/procedural.py, never the held-out
     style) on procedural tables with distractors and glare (training/scenes.py), one class "tile";
     a new set every per_set photos. Returns the number of tiles labelled.
@@ -141,7 +151,10 @@ def write_procedural_photos(img_dir: Path, lab_dir: Path, count: int, seed: int 
 
     closeup_share of them are close-ups of one to three tiles filling most of the photo
     (compose.closeup_layout): a detector that had never seen a tile that big cut a close 條 tile
-    into its stick columns, and found 81% of the style study's close-up tiles."""
+    into its stick columns, and found 81% of the style study's close-up tiles.
+
+    art_share of the sets wear the faces of one artwork set of art (art_faces) on their bodies:
+    the detector had seen drawn art only on the HK photos' own tiles."""
     from training import compose, procedural, scenes
 
     rng = np.random.default_rng((seed, 15))
@@ -149,7 +162,11 @@ def write_procedural_photos(img_dir: Path, lab_dir: Path, count: int, seed: int 
     tileset = None
     for i in range(count):
         if i % per_set == 0:
-            tileset = procedural.make_tileset(procedural.random_style(rng), rng)
+            style = procedural.random_style(rng)
+            if len(art) and rng.random() < art_share:
+                tileset = procedural.art_tileset(art[int(rng.integers(len(art)))], style, rng)
+            else:
+                tileset = procedural.make_tileset(style, rng)
         table = scenes.table_top(int(rng.integers(500, 900)), int(rng.integers(700, 1200)), rng)
         u = rng.random()
         kind = "closeup" if u < closeup_share else "scatter" if u < closeup_share + 0.3 else "hand"
