@@ -97,7 +97,8 @@ def random_style(rng: np.random.Generator, held_out: bool | None = False) -> dic
     style["front_share"] = float(rng.uniform(0.3, 0.8))  # of the thickness in the front colour
     style["gloss"] = bool(rng.random() < 0.35)
     style["stroke"] = float(rng.uniform(0.7, 1.4))
-    # Drawn last, so that every choice above stays what the same seed gave before.
+    # Drawn after the stroke weight, so that the choices above stay what the same seed gave before
+    # (the body colours below do change).
     # How the suits are laid out: 6條 in two rows of three, or in three rows of two; 8條 as two
     # rows with tilted middle sticks, or as an M over a W. Where the index goes: a corner, or
     # (index_gap) in the gap a layout leaves in the middle (4筒, 4條, 8條).
