@@ -211,8 +211,8 @@ class FaceDrawer:
     def box(self, x0, y0, x1, y1):
         return (x0 * self.w, y0 * self.h, (x1 - x0) * self.w, (y1 - y0) * self.h)
 
-    # Faces whose layout leaves a gap in the middle, where some sets print the index instead
-    GAP_INDEX = {12: (0.5, 0.5), 21: (0.5, 0.5), 25: (0.5, 0.5)}
+    # 4筒, 4條, 8條: their layouts leave a gap in the middle, where some sets print the index instead
+    GAP_INDEX = frozenset({12, 21, 25})
 
     def index(self, canvas, label: str, cls: int | None = None) -> None:
         """A small index (HK and Japanese sets): in a top corner, or in the face's middle gap."""
@@ -220,8 +220,7 @@ class FaceDrawer:
         if not Path(font).exists():
             return
         if self.s.get("index_gap") and cls in self.GAP_INDEX:
-            x, y = self.GAP_INDEX[cls]
-            rect = self.box(x - 0.1, y - 0.08, x + 0.1, y + 0.08)
+            rect = self.box(0.4, 0.42, 0.6, 0.58)
         elif self.s.get("index_corner") == "right":
             rect = self.box(0.7, 0.03, 0.95, 0.22)
         else:
@@ -331,16 +330,17 @@ class FaceDrawer:
             (0.16, 0.72, 0), (0.38, 0.72, -22), (0.62, 0.72, 22), (0.84, 0.72, 0)],
         9: [(x, y, 0) for y in (0.17, 0.5, 0.83) for x in (0.2, 0.5, 0.8)],
     }
-    # the other ways sets lay out 6條 and 8條 (style "six_sticks", "eight_sticks")
+    # the other ways sets lay out 6條 and 8條: n -> (style axis, its value, layout)
     STICK_VARIANTS = {
-        ("six_sticks", "columns"): [(x, y, 0) for y in (0.17, 0.5, 0.83) for x in (0.3, 0.7)],
-        ("eight_sticks", "m_over_w"): [(0.14 + 0.24 * k, y, tilt * (1 if k % 2 else -1))
-                                       for y, tilt in ((0.27, -24), (0.73, 24)) for k in range(4)],
+        6: ("six_sticks", "columns", [(x, y, 0) for y in (0.17, 0.5, 0.83) for x in (0.3, 0.7)]),
+        8: ("eight_sticks", "m_over_w", [(0.14 + 0.24 * k, y, tilt * (1 if k % 2 else -1))
+                                         for y, tilt in ((0.27, -24), (0.73, 24)) for k in range(4)]),
     }
 
     def stick_layout(self, n: int) -> list:
-        for (axis, value), layout in self.STICK_VARIANTS.items():
-            if len(layout) == n and self.s.get(axis) == value:
+        if n in self.STICK_VARIANTS:
+            axis, value, layout = self.STICK_VARIANTS[n]
+            if self.s.get(axis) == value:
                 return layout
         return self.STICK_LAYOUT[n]
 

@@ -46,7 +46,8 @@ BACK_COLOURS = np.array([
 
 
 def render_svg_sets(artwork_root: Path, cache: Path, log=print) -> list[Path]:
-    """Folders of NN_name.png faces rendered from SVG_SETS (cached); none when librsvg is missing."""
+    """Folders of faces rendered from SVG_SETS (NN_name.png) and KDE_TRAIN_SETS (NN.png), cached;
+    none when librsvg is missing."""
     from training.svg_render import render_file, rsvg_available
 
     if not rsvg_available():
@@ -81,11 +82,13 @@ def render_kde_sets(artwork_root: Path, cache: Path, log=print) -> list[Path]:
     return folders
 
 
-def load_faces(artwork_root: Path, rendered: list[Path] = ()) -> list[dict]:
+def load_faces(artwork_root: Path, rendered: list[Path] = (), art_sets: dict | None = None) -> list[dict]:
     """Every usable face image: dicts with cls, rgba (H,W,4 uint8) and has_body (art includes the tile).
-    rendered: folders from render_svg_sets (faces only, every class they hold)."""
+    rendered: folders from render_svg_sets (faces only, every class they hold); art_sets: the
+    folders under artwork_root to load, as ART_SETS (all of it unless given)."""
     sources = [(Path(d), range(NUM_CLASSES), False) for d in rendered]
-    sources += [(Path(artwork_root) / folder, classes, has_body) for folder, (classes, has_body) in ART_SETS.items()]
+    sources += [(Path(artwork_root) / folder, classes, has_body)
+                for folder, (classes, has_body) in (ART_SETS if art_sets is None else art_sets).items()]
     faces = []
     for d, classes, has_body in sources:
         if not d.is_dir():

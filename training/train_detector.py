@@ -132,9 +132,10 @@ def export_detector(best_pt: Path, out_path: Path, imgsz: int = DET_IMGSZ) -> Pa
 
 def art_faces(artwork_root: Path, cache: Path) -> list[dict[int, np.ndarray]]:
     """The face art of each artwork set drawn without a body (class -> BGRA), one dict a set."""
-    folders = synth.render_svg_sets(artwork_root, cache, log=lambda s: None)
-    folders += [Path(artwork_root) / folder for folder, (_, has_body) in synth.ART_SETS.items() if not has_body]
-    sets = [{f["cls"]: f["rgba"] for f in synth.load_faces(Path(artwork_root) / "-", [folder])} for folder in folders]
+    loads = [([folder], {}) for folder in synth.render_svg_sets(artwork_root, cache, log=lambda s: None)]
+    loads += [((), {folder: entry}) for folder, entry in synth.ART_SETS.items() if not entry[1]]
+    sets = [{f["cls"]: f["rgba"] for f in synth.load_faces(artwork_root, rendered, art_sets)}
+            for rendered, art_sets in loads]
     return [faces for faces in sets if faces]
 
 
