@@ -38,7 +38,7 @@ from training.adapt_verifier import adapt_verifier
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss, replay_for
 from training.augment import photometric, rotate_cw
 from training.calibration import CALIBRATION_ORDER, calibration_labels, calibration_numbers
-from training.cls_net import TileNet, export_onnx, load_weights
+from training.cls_net import TileNet, export_onnx, load_classifier
 from training.dataset import crops_from_pairs, labels_to_xyxy, list_pairs, read_labels
 from training.quantize import quantize_classifier
 from training.train_classifier import NO_NUMBER, to_tensor
@@ -164,10 +164,9 @@ def split_holdout(groups: np.ndarray, share: float, seed: int) -> np.ndarray:
     return np.isin(groups, rng.choice(uniq, n, replace=False))
 
 
-def load_net(models_dir: Path) -> TileNet:
-    net = TileNet()
-    load_weights(net, Path(models_dir) / WEIGHTS_FILE)
-    return net.eval()
+def load_net(models_dir: Path) -> torch.nn.Module:
+    """The installed classifier: one TileNet or an ensemble of them (tuned as one)."""
+    return load_classifier(Path(models_dir) / WEIGHTS_FILE)
 
 
 def install(net: TileNet, models_dir: Path, crops: np.ndarray) -> None:

@@ -51,16 +51,71 @@ class TileNet(nn.Module):
         return self.cls_head(f), self.rot_head(f), self.num_head(f)
 
 
-def load_weights(net: TileNet, path) -> list[str]:
-    """Load a state dict; weights of heads the file predates (the number head) stay as
+class TileEnsemble(nn.Module):
+    """Several TileNets read every crop; their logits are averaged, head by head. The softmax of
+    mean logits is the members' normalised geometric mean: a class any member rules out stays
+    out. Same input and outputs as one TileNet, so serving, export and adapt take either.
+
+    >>> net = TileEnsemble([TileNet(), TileNet()]).eval()
+    >>> [tuple(o.shape) for o in net(torch.zeros(2, 3, CLS_INPUT, CLS_INPUT))]
+    [(2, 43), (2, 4), (2, 4)]
+    """
+
+    def __init__(self, members: list[TileNet]):
+        super().__init__()
+        self.members = nn.ModuleList(members)
+
+    def forward(self, x):
+        outs = [m(x) for m in self.members]
+        return tuple(torch.stack(head).mean(0) for head in zip(*outs))
+
+
+def member_count(state: dict) -> int:
+    """Members of an ensemble's state dict (keys members.<i>.*); 0 for one TileNet's."""
+    idx = {k.split(".")[1] for k in state if k.startswith("members.")}
+    return len(idx)
+
+
+def load_classifier(path) -> nn.Module:
+    """The classifier saved at path, one TileNet or a TileEnsemble, in eval mode."""
+    state = torch.load(path, map_location="cpu")
+    n = member_count(state)
+    if not n:
+        net = TileNet()
+        load_weights(net, path)
+        return net.eval()
+    members = []
+    for i in range(n):
+        own = {k[len(f"members.{i}."):]: v for k, v in state.items() if k.startswith(f"members.{i}.")}
+        member = TileNet()
+        _load_state(member, own, f"{path} member {i}")
+        members.append(member)
+    return TileEnsemble(members).eval()
+
+
+def first_member(path) -> TileNet:
+    """The classifier at path, or its first member if it is an ensemble (a starting point for
+    networks built from the classifier's weights, such as the flower reader)."""
+    net = load_classifier(path)
+    return net.members[0] if isinstance(net, TileEnsemble) else net
+
+
+def _load_state(net: TileNet, state: dict, where) -> list[str]:
+    """Load state into net; weights of heads the state predates (the number head) stay as
     initialised. Returns the names of the parameters left so."""
-    missing, unexpected = net.load_state_dict(torch.load(path, map_location="cpu"), strict=False)
+    missing, unexpected = net.load_state_dict(state, strict=False)
     if unexpected or any(not k.startswith("num_head.") for k in missing):
-        raise ValueError(f"{path}: not a TileNet state (missing {missing}, unexpected {unexpected})")
+        raise ValueError(f"{where}: not a TileNet state (missing {missing}, unexpected {unexpected})")
     return list(missing)
 
 
-def export_onnx(net: TileNet, path, size: int = CLS_INPUT) -> None:
+def load_weights(net: TileNet, path) -> list[str]:
+    """Load a state dict; weights of heads the file predates (the number head) stay as
+    initialised. Returns the names of the parameters left so."""
+    return _load_state(net, torch.load(path, map_location="cpu"), path)
+
+
+def export_onnx(net: nn.Module, path, size: int = CLS_INPUT) -> None:
     net = net.eval().cpu()
     dummy = torch.zeros(1, 3, size, size)
     torch.onnx.export(net, dummy, str(path), input_names=["image"], output_names=["cls", "rot", "num"],

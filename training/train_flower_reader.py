@@ -21,7 +21,7 @@ from torch.nn import functional as F
 
 from training import procedural
 from training.augment import photometric, rotate_cw
-from training.cls_net import TileNet
+from training.cls_net import TileNet, first_member
 from training.train_classifier import DARK_INK_SHARE, REAL_NUMBERS, crop_cache, lr_at, procedural_crop
 from vision.classes import FLOWER_CLASSES
 from vision.crops import dark_ink, to_input
@@ -50,10 +50,9 @@ class Reader(nn.Module):
 
 def from_classifier(path: Path | None) -> TileNet:
     """A TileNet with 8 classes whose features, number head and flower rows of the class head
-    come from the classifier's weights at path (fresh weights without one)."""
-    net = TileNet()
-    if path:
-        net.load_state_dict(torch.load(path, map_location="cpu"))
+    come from the classifier's weights at path (its first member if it is an ensemble; fresh
+    weights without one)."""
+    net = first_member(path) if path else TileNet()
     head = net.cls_head
     net.cls_head = nn.Linear(head.in_features, len(FLOWER_CLASSES))
     with torch.no_grad():

@@ -1,0 +1,97 @@
+"""The classifier as an ensemble of TileNets: saved, loaded, exported and adapted as one net."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from training.cls_net import (TileEnsemble, TileNet, export_onnx, first_member,  # noqa: E402
+                              load_classifier, member_count)
+from vision.crops import CLS_INPUT  # noqa: E402
+
+
+def _nets(seed: int = 0, n: int = 2) -> list[TileNet]:
+    torch.manual_seed(seed)
+    return [TileNet().eval() for _ in range(n)]
+
+
+def _inputs(n: int = 3) -> torch.Tensor:
+    return torch.rand(n, 3, CLS_INPUT, CLS_INPUT, generator=torch.Generator().manual_seed(1))
+
+
+def test_ensemble_averages_each_heads_logits():
+    a, b = _nets()
+    x = _inputs()
+    with torch.no_grad():
+        got = TileEnsemble([a, b]).eval()(x)
+        for head, (pa, pb) in zip(got, zip(a(x), b(x))):
+            assert torch.allclose(head, (pa + pb) / 2, atol=1e-6)
+
+
+def test_a_class_one_member_rules_out_stays_out():
+    """Mean logits = a normalised geometric mean: one sure 'no' outweighs a mild 'yes'."""
+    a, b = _nets()
+    with torch.no_grad():
+        for net, bias in ((a, 8.0), (b, -12.0)):
+            net.cls_head.bias.zero_()
+            net.cls_head.weight.zero_()
+            net.cls_head.bias[5] = bias
+        p = torch.softmax(TileEnsemble([a, b]).eval()(_inputs(1))[0], 1)
+    assert int(p.argmax()) != 5
+
+
+def test_save_and_load_round_trip(tmp_path):
+    net = TileEnsemble(_nets()).eval()
+    torch.save(net.state_dict(), tmp_path / "classifier.pt")
+    assert member_count(torch.load(tmp_path / "classifier.pt")) == 2
+    back = load_classifier(tmp_path / "classifier.pt")
+    assert isinstance(back, TileEnsemble) and len(back.members) == 2
+    x = _inputs()
+    with torch.no_grad():
+        assert torch.equal(back(x)[0], net(x)[0])
+    assert torch.equal(first_member(tmp_path / "classifier.pt").cls_head.weight, net.members[0].cls_head.weight)
+
+
+def test_one_tilenet_loads_as_itself(tmp_path):
+    (one,) = _nets(n=1)
+    torch.save(one.state_dict(), tmp_path / "classifier.pt")
+    assert member_count(one.state_dict()) == 0
+    back = load_classifier(tmp_path / "classifier.pt")
+    assert type(back) is TileNet
+    assert first_member(tmp_path / "classifier.pt").cls_head.weight.equal(one.cls_head.weight)
+
+
+def test_a_broken_member_is_refused(tmp_path):
+    state = TileEnsemble(_nets()).state_dict()
+    del state["members.1.cls_head.weight"]
+    torch.save(state, tmp_path / "classifier.pt")
+    with pytest.raises(ValueError, match="member 1"):
+        load_classifier(tmp_path / "classifier.pt")
+
+
+def test_exported_ensemble_reads_as_torch_does(tmp_path):
+    from vision.model import make_session
+
+    net = TileEnsemble(_nets()).eval()
+    export_onnx(net, tmp_path / "classifier.onnx")
+    x = _inputs(4)
+    cls, rot, num = make_session(tmp_path / "classifier.onnx").run(None, {"image": x.numpy()})
+    with torch.no_grad():
+        want = net(x)
+    for got, ref in zip((cls, rot, num), want):
+        assert np.allclose(got, ref.numpy(), atol=1e-4)
+
+
+def test_adapt_tunes_an_installed_ensemble(tmp_path):
+    """adapt loads whatever classifier is installed and fine-tunes every member through the mean."""
+    import training.adapt as adapt
+
+    net = TileEnsemble(_nets())
+    torch.save(net.state_dict(), tmp_path / adapt.WEIGHTS_FILE)
+    loaded = adapt.load_net(tmp_path)
+    assert isinstance(loaded, TileEnsemble)
+    before = [m.cls_head.weight.clone() for m in loaded.members]
+    crops = (np.random.default_rng(0).random((6, 96, 96, 3)) * 255).astype(np.uint8)
+    tuned = adapt.fine_tune(loaded, crops, np.array([0, 0, 1, 1, 2, 2]), epochs=1, steps_per_epoch=2, batch=8)
+    assert all(not torch.equal(m.cls_head.weight, w) for m, w in zip(tuned.members, before))
