@@ -82,7 +82,7 @@ def load_classifier(path) -> nn.Module:
     n = member_count(state)
     if not n:
         net = TileNet()
-        load_weights(net, path)
+        _load_state(net, state, path)
         return net.eval()
     members = []
     for i in range(n):
