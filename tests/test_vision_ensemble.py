@@ -20,25 +20,41 @@ def _inputs(n: int = 3) -> torch.Tensor:
     return torch.rand(n, 3, CLS_INPUT, CLS_INPUT, generator=torch.Generator().manual_seed(1))
 
 
-def test_ensemble_averages_each_heads_logits():
+def test_ensemble_averages_each_heads_probabilities():
     a, b = _nets()
     x = _inputs()
     with torch.no_grad():
         got = TileEnsemble([a, b]).eval()(x)
-        for head, (pa, pb) in zip(got, zip(a(x), b(x))):
-            assert torch.allclose(head, (pa + pb) / 2, atol=1e-6)
+        for head, (la, lb) in zip(got, zip(a(x), b(x))):
+            want = (torch.softmax(la, 1) + torch.softmax(lb, 1)) / 2
+            assert torch.allclose(torch.softmax(head, 1), want, atol=1e-6)
+            assert torch.allclose(torch.exp(head).sum(1), torch.ones(len(x)), atol=1e-5)  # log-probabilities
 
 
-def test_a_class_one_member_rules_out_stays_out():
-    """Mean logits = a normalised geometric mean: one sure 'no' outweighs a mild 'yes'."""
+def _class_bias(net: TileNet, cls: int, bias: float) -> None:
+    net.cls_head.weight.zero_()
+    net.cls_head.bias.zero_()
+    net.cls_head.bias[cls] = bias
+
+
+def test_a_sure_member_is_not_vetoed_by_a_doubting_one():
+    """An arithmetic mean: one member sure of class 5, the other mildly against it, reads 5
+    (a mean of logits, 6 and -8, would have read some other class)."""
     a, b = _nets()
     with torch.no_grad():
-        for net, bias in ((a, 8.0), (b, -12.0)):
-            net.cls_head.bias.zero_()
-            net.cls_head.weight.zero_()
-            net.cls_head.bias[5] = bias
+        _class_bias(a, 5, 6.0)
+        _class_bias(b, 5, -8.0)
         p = torch.softmax(TileEnsemble([a, b]).eval()(_inputs(1))[0], 1)
-    assert int(p.argmax()) != 5
+    assert int(p.argmax()) == 5
+
+
+def test_two_members_that_agree_read_as_one():
+    a, b = _nets()
+    with torch.no_grad():
+        b.load_state_dict(a.state_dict())
+        x = _inputs()
+        for head, one in zip(TileEnsemble([a, b]).eval()(x), a(x)):
+            assert torch.allclose(head, torch.log_softmax(one, 1), atol=1e-5)
 
 
 def test_save_and_load_round_trip(tmp_path):
@@ -95,3 +111,36 @@ def test_adapt_tunes_an_installed_ensemble(tmp_path):
     crops = (np.random.default_rng(0).random((6, 96, 96, 3)) * 255).astype(np.uint8)
     tuned = adapt.fine_tune(loaded, crops, np.array([0, 0, 1, 1, 2, 2]), epochs=1, steps_per_epoch=2, batch=8)
     assert all(not torch.equal(m.cls_head.weight, w) for m, w in zip(tuned.members, before))
+
+
+def test_a_training_round_starts_from_an_ensembles_first_member(tmp_path):
+    from training.cls_net import load_weights
+
+    net = TileEnsemble(_nets())
+    torch.save(net.state_dict(), tmp_path / "classifier.pt")
+    one = TileNet()
+    load_weights(one, tmp_path / "classifier.pt")
+    assert torch.equal(one.cls_head.weight, net.members[0].cls_head.weight)
+
+
+def test_build_installs_the_classifier_and_a_round_as_one_int8_net(tmp_path):
+    """python -m vision train's members stage: the installed classifier (its first member when it
+    is already an ensemble) and the rounds given, saved and exported as one net."""
+    from training import ensemble
+    from vision.model import make_session
+
+    first, round_ = _nets(n=2)
+    models = tmp_path / "models"
+    models.mkdir()
+    torch.save(first.state_dict(), models / "classifier.pt")
+    torch.save(round_.state_dict(), tmp_path / "round.pt")
+    crops = (np.random.default_rng(0).random((40, 96, 96, 3)) * 255).astype(np.uint8)
+    ensemble.build(models, [tmp_path / "round.pt"], crops)
+    ensemble.build(models, [tmp_path / "round.pt"], crops)  # again: still two members, not three
+    installed = load_classifier(models / "classifier.pt")
+    assert isinstance(installed, TileEnsemble) and len(installed.members) == 2
+    assert torch.equal(installed.members[0].cls_head.weight, first.cls_head.weight)
+    assert torch.equal(installed.members[1].cls_head.weight, round_.cls_head.weight)
+    cls, rot, num = make_session(models / "classifier.onnx").run(None, {"image": _inputs(2).numpy()})
+    assert cls.shape == (2, 43) and rot.shape == (2, 4) and num.shape == (2, 4)
+    assert np.allclose(np.exp(cls).sum(1), 1, atol=0.05)  # log-probabilities, through int8

@@ -20,11 +20,10 @@ def classify(onnx_path: Path, inputs: np.ndarray) -> np.ndarray:
 
 def test_int8_classifier_agrees_with_float(tmp_path):
     torch = pytest.importorskip("torch")
-    from training.cls_net import TileNet, export_onnx, load_weights
+    from training.cls_net import export_onnx, load_classifier
     from training.quantize import calibration_inputs, quantize_classifier
 
-    net = TileNet()
-    load_weights(net, MODELS / "classifier.pt")
+    net = load_classifier(MODELS / "classifier.pt")  # one TileNet or the shipped ensemble
     export_onnx(net, tmp_path / "float.onnx")
     export_onnx(net, tmp_path / "int8.onnx")
     data = crops_from_pairs(list_pairs(FIXTURES))

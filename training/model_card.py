@@ -22,10 +22,36 @@ def _cls_rounds(info: dict) -> str:
             f"each round from the last one's weights: {tuned}")
 
 
+def _members(info: dict) -> str:
+    """How the classifier's further members were made, and that they are read together."""
+    members = info.get("cls_members", [])
+    if not members:
+        return ""
+    made = "; ".join(f"{m.get('epochs')} epochs in {m.get('train_minutes', 0):.0f} min, peak lr {m.get('lr', 0):g}, "
+                     f"seed {m.get('seed')}" + (f" ({m['weights']}, {m.get('date')})" if m.get("weights") else "")
+                     for m in members)
+    return (f". Read together with {len(members)} more member{'s' if len(members) > 1 else ''} fine-tuned from "
+            f"these weights on other seeds ({made}; `training/ensemble.py`): each crop is read by every member and "
+            f"their probabilities averaged, in one ONNX graph (`training/cls_net.TileEnsemble`)")
+
+
+def _classifier_what(info: dict) -> str:
+    n = 1 + len(info.get("cls_members", []))
+    return "small residual CNN" if n == 1 else f"{n} small residual CNNs read together, their probabilities averaged"
+
+
+def _ensemble_row(ens: dict | None) -> str:
+    if not ens:
+        return ""
+    return (f"| the members read together, on ground-truth boxes | {_pct(ens.get('crop_accuracy'))} "
+            f"(flowers+seasons {_pct(ens.get('flower_season_recall'))}) | |\n")
+
+
 def _total_minutes(info: dict) -> tuple[float, float]:
-    """Training minutes of the shipped detector and classifier, every round counted."""
+    """Training minutes of the shipped detector and classifier, every round and member counted."""
     det = sum(r[1] for r in info.get("det_rounds", [])) + (info.get("det_minutes") or 0)
-    cls = sum(r[1] for r in info.get("cls_rounds", [])) + info.get("classifier", {}).get("train_minutes", 0)
+    cls = (sum(r[1] for r in info.get("cls_rounds", [])) + info.get("classifier", {}).get("train_minutes", 0)
+           + sum(m.get("train_minutes", 0) for m in info.get("cls_members", [])))
     return det, cls
 
 
@@ -386,7 +412,7 @@ ONNX models run by `vision/model.py` (onnxruntime, CPU):
 | file | what | input | size |
 |---|---|---|---|
 | `detector.onnx` | YOLO11n (ultralytics, trained from scratch, no pretrained weights), one class "tile" (face-up or face-down) | RGB, long side {info.get('det_imgsz')}, short side as the photo's aspect leaves (rounded up to 32) | {info.get('detector_mb', 0):.1f} MB |
-| `classifier.onnx` | small residual CNN (`training/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters, int8 after ONNX Runtime static quantization calibrated on 512 training crops: `training/quantize.py`): 43 classes, a 4-way rotation head and a 4-way printed-number head (flowers) | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
+| `classifier.onnx` | {_classifier_what(info)} (`training/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters in all, int8 after ONNX Runtime static quantization calibrated on 512 training crops: `training/quantize.py`): 43 classes, a 4-way rotation head and a 4-way printed-number head (flowers) | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
 {_flower_row(info)}{_verifier_row(info)}| `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
 | `detector.pt` | the detector's ultralytics weights (optimizer stripped), the starting point of the next training round | | |
 | `recognizer.json` | inference settings and the figures below | | |
@@ -431,7 +457,7 @@ with the crop's own turn this gives upright / upside_down / sideways.
 
 - Detector: yolo11n.yaml from scratch, imgsz {info.get('det_imgsz')}, batch 16, mosaic, flips (fine for a
   class-agnostic detector), +-10 deg rotation, {_det_rounds(info)}.{_gpu_round(info)}
-- Classifier: {_cls_rounds(info)}. Crops cut with the box's long side vertical; augmentation:
+- Classifier: {_cls_rounds(info)}{_members(info)}. Crops cut with the box's long side vertical; augmentation:
   all four quarter turns, box jitter (shift, scale, aspect, +-8 deg), colour, blur, noise, JPEG,
   resolution loss; never mirrored; on {int(100 * info.get('classifier_corner_erase', 0))}% of the real character and wind/dragon crops two face corners
   are painted over (HK sets print an index there, Taiwanese sets don't); 30% of the synthetic tiles lie askew (up to 45 deg, framed by
@@ -467,7 +493,7 @@ detector score x class probability. Then phantom boxes are screened out or flagg
 | mAP50 / mAP50-95 (42 classes) | {ev.get('map50', 0):.3f} / {ev.get('map50_95', 0):.3f} | {_pub_map(ev)} |
 | flowers + seasons recall | {_pct(ev.get('flower_recall'))} | {_pub(ev, 'flower_recall')} |
 | classifier alone on ground-truth boxes | {_pct(cls.get('crop_accuracy'))} (flowers+seasons {_pct(cls.get('flower_season_recall'))}) | |
-| rotation (portrait valid tiles, upright vs turned 180) | {_pct(cls.get('rotation_accuracy_portrait'))} | |
+{_ensemble_row(info.get('ensemble'))}| rotation (portrait valid tiles, upright vs turned 180) | {_pct(cls.get('rotation_accuracy_portrait'))} | |
 | detector alone, one class "tile", mAP50 (ultralytics val) | {info.get('det_map50_1class') or 0:.3f} | |
 | detector on boxes-only photos (7 photos, 123 tiles) | found {_pct(boxes.get('tiles_found'))} | |
 | latency per photo (2 threads) | median {ev.get('latency_ms_median', 0):.0f} ms, p90 {ev.get('latency_ms_p90', 0):.0f} ms | |

@@ -43,6 +43,13 @@ def parse(argv):
     ap.add_argument("--cls-init", help="fine-tune the classifier from these PyTorch weights")
     ap.add_argument("--cls-lr", type=float, default=3e-3, help="classifier peak learning rate")
     ap.add_argument("--skip-classifier", action="store_true", help="keep models/classifier.* as they are")
+    # the shipped ensemble: the classifier and one round fine-tuned from it (models/README.md)
+    ap.add_argument("--cls-members", type=int, default=2,
+                    help="classifier members read together; each after the first is fine-tuned from the first")
+    ap.add_argument("--member-minutes", type=float, default=40.0, help="time budget of each further member")
+    ap.add_argument("--member-lr", type=float, default=1e-3, help="peak learning rate of each further member")
+    ap.add_argument("--member-weights", nargs="+", metavar="PT",
+                    help="take these PyTorch weights as the further members instead of training them")
     ap.add_argument("--skip-detector", action="store_true",
                     help="keep models/detector.* (and what the card says of it) as they are")
     ap.add_argument("--flower-minutes", type=float, default=30.0, help="flower reader time budget")
@@ -112,11 +119,15 @@ def main(argv=None) -> int:
         info["classifier"] = {k: v for k, v in metrics.items() if k != "per_class_recall"}
         info["cls_minutes_budget"] = args.cls_minutes
         info["cls_lr"] = args.cls_lr
+        for key in ("cls_members", "ensemble"):  # a new classifier: its members, if any, are made below
+            info.pop(key, None)
+    if args.member_weights or (not args.skip_classifier and args.cls_members > 1):
+        members_stage(args, info, data_root, artwork, work, models)
     if not args.skip_flower_reader:
         flower_reader_stage(args, info, data_root, work, models)
     if not args.skip_verifier:
         verifier_stage(args, info, data_root, work, models)
-    info["cls_params"] = sum(p.numel() for p in TileNet().parameters())
+    info["cls_params"] = sum(p.numel() for p in TileNet().parameters()) * (1 + len(info.get("cls_members", [])))
     info["train_images"] = len(list((data_root / "images" / "train").iterdir()))
 
     info["total_minutes"] = (time.time() - t0) / 60
@@ -155,6 +166,36 @@ def train_detector_stage(args, info: dict, data_root: Path, artwork: Path, work:
     # adapt tunes the detector from these weights, and the next round starts from them
     if Path(best).resolve() != (models / "detector.pt").resolve():
         shutil.copyfile(best, models / "detector.pt")
+
+
+def members_stage(args, info: dict, data_root: Path, artwork: Path, work: Path, models: Path) -> None:
+    """Fine-tune the further classifier members from the classifier (seeds after --seed), or
+    take --member-weights, and install them with it as one ensemble."""
+    import torch
+
+    from training import ensemble
+    from training import train_classifier as tc
+    from training.cls_net import first_member
+
+    cls_work = work / "classifier"  # shares the classifier stage's crop caches
+    cls_work.mkdir(parents=True, exist_ok=True)
+    first = cls_work / "member0.pt"
+    torch.save(first_member(models / "classifier.pt").state_dict(), first)
+    others, notes = [Path(p) for p in args.member_weights or []], []
+    for k in range(1, args.cls_members) if not others else ():
+        metrics = tc.train_classifier(data_root, artwork, cls_work, cls_work / f"member{k}.onnx", args.member_minutes,
+                                      seed=args.seed + k, threads=args.threads, init_weights=first,
+                                      lr=args.member_lr, last_file=f"member{k}.pt", log=lambda s: print(s, flush=True))
+        others.append(cls_work / f"member{k}.pt")
+        notes.append({"seed": args.seed + k, "epochs": metrics["epochs"], "train_minutes": metrics["train_minutes"],
+                      "lr": args.member_lr, "crop_accuracy": metrics["crop_accuracy"]})
+    for path in args.member_weights or []:  # how a kept round was made, from the note beside it
+        note = Path(path).with_suffix(".json")
+        notes.append({"weights": Path(path).name, **(json.loads(note.read_text()) if note.exists() else {})})
+    net = ensemble.build(models, others, tc.crop_cache(data_root, cls_work, "train")["crops"], args.seed)
+    valid = tc.crop_cache(data_root, cls_work, "valid")
+    info["cls_members"] = notes
+    info["ensemble"] = {k: v for k, v in tc.crop_metrics(net, valid).items() if k != "per_class_recall"}
 
 
 def flower_reader_stage(args, info: dict, data_root: Path, work: Path, models: Path) -> None:

@@ -221,8 +221,10 @@ def lr_at(frac: float, base: float, warm: float = 0.03) -> float:
 
 def train_classifier(data_root: Path, artwork_root: Path, work_dir: Path, out_onnx: Path, minutes: float,
                      max_epochs: int = 100, seed: int = 0, threads: int = 2, workers: int = 2,
-                     init_weights: Path | None = None, lr: float = 3e-3, log=print) -> dict:
-    """Train (time-boxed, cosine schedule over the time budget) and export; returns metrics."""
+                     init_weights: Path | None = None, lr: float = 3e-3, last_file: str = "classifier_last.pt",
+                     log=print) -> dict:
+    """Train (time-boxed, cosine schedule over the time budget) and export; returns metrics. The
+    weights are kept after every epoch in work_dir/last_file."""
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     work_dir = Path(work_dir)
@@ -276,7 +278,7 @@ def train_classifier(data_root: Path, artwork_root: Path, work_dir: Path, out_on
                         "rotation_accuracy_portrait": m.get("rotation_accuracy_portrait"),
                         "minutes": (time.time() - t0) / 60})
         log(json.dumps(history[-1]))
-        torch.save(net.state_dict(), work_dir / "classifier_last.pt")
+        torch.save(net.state_dict(), work_dir / last_file)
         epoch += 1
     out_onnx = Path(out_onnx)
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
