@@ -76,7 +76,8 @@ bench-pi: dev-deps train-deps
 # CJK fonts (Debian packages) that training/procedural.py draws tile faces with: training/fonts.json.
 TRAIN_FONTS = $(shell python3 -c "import json; print(' '.join(json.load(open('training/fonts.json'))['packages']))")
 train-fonts:
-	@test -f /usr/share/fonts/truetype/cwtex/cwfs.ttf && test -f /usr/share/fonts/truetype/arphic/ukai.ttc || \
+	@test -f /usr/share/fonts/truetype/cwtex/cwfs.ttf && test -f /usr/share/fonts/truetype/arphic/ukai.ttc && \
+	  test -f /usr/share/fonts/truetype/kouzan-mouhitsu/kouzan-mouhitsu.ttf || \
 	  ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends $(TRAIN_FONTS))
 
 train: train-deps train-fonts

@@ -39,7 +39,8 @@ PLANTS = {38: "梅", 39: "蘭", 40: "菊", 41: "竹"}
 # What a style may choose, axis by axis. LEAVE_OUT names the values that the shipped models
 # never train on, so that tiles drawn with them measure how the models meet an unseen style.
 AXES = {
-    "font": ("kai", "ming", "hei", "yuan", "fangsong"),
+    # brush: calligraphy fonts, as many real sets write their 萬 numerals and honours
+    "font": ("kai", "ming", "hei", "yuan", "fangsong", "brush"),
     "pips": ("rings", "flat", "petal", "spoke"),
     "sticks": ("bamboo", "outline", "segmented"),
     "bird": ("bird", "peacock", "stick"),
