@@ -28,7 +28,8 @@ def _members(info: dict) -> str:
     if not members:
         return ""
     made = "; ".join(f"{m.get('epochs')} epochs in {m.get('train_minutes', 0):.0f} min, peak lr {m.get('lr', 0):g}, "
-                     f"seed {m.get('seed')}" + (f" ({m['weights']}, {m.get('date')})" if m.get("weights") else "")
+                     f"seed {m.get('seed')}" + (f", {m['date']}, kept as `training/rounds/{m['weights']}`: {m['data']}"
+                                                if m.get("weights") and m.get("data") else "")
                      for m in members)
     return (f". Read together with {len(members)} more member{'s' if len(members) > 1 else ''} fine-tuned from "
             f"these weights on other seeds ({made}; `training/ensemble.py`): each crop is read by every member and "
@@ -439,7 +440,7 @@ with the crop's own turn this gives upright / upside_down / sideways.
   Each classifier epoch adds {cls.get('synthetic_per_epoch')} fresh synthetic tiles (300 per flower/season class,
   1500 backs, 100 per other class); real flower/season crops are repeated 3x.
 - **Procedural tile sets** drawn by `training/procedural.py` with no artwork at all: characters, winds,
-  dragons and flower names from CJK fonts of Debian packages (`training/fonts.json`: Kai, Ming, Hei, Yuan
+  dragons and flower names from CJK fonts of Debian packages (`training/fonts.json`: Kai, Ming, Hei, Yuan, brush
   styles; `make train-fonts`; no font is shipped), 萬 with 五 or 伍, 筒 circles and 條 sticks drawn in several
   ways and colours, 一條 as a bird, a peacock or a stick, 白 blank or framed, flowers as a picture with
   their name and number (菊 or 竹 printing 3), on white, ivory or cream fronts with coloured backs, or
@@ -469,8 +470,8 @@ with the crop's own turn this gives upright / upside_down / sideways.
 Training time of the shipped models on this 2-core CPU, every round counted: detector
 {_total_minutes(info)[0]:.0f} min{_gpu_minutes(info)}, classifier {_total_minutes(info)[1]:.0f} min. `make train` (`python -m vision train`
 with its defaults) rebuilds every model from scratch in one sitting: a 0.8 h detector budget, a 35 min classifier
-budget, a 30 min flower reader budget, the tile check (900 photos drawn and mined, about 40 min, then a 20 min
-budget) and the evaluation, about 3 h on two cores; `--det-init` / `--cls-init` add fine-tuning rounds.
+budget and a 40 min budget for its second member, a 30 min flower reader budget, the tile check (900 photos drawn
+and mined, about 40 min, then a 20 min budget) and the evaluation, about 3.7 h on two cores; `--det-init` / `--cls-init` add fine-tuning rounds.
 
 Inference (`recognizer.json`): detector score >= {info.get('det_conf', 0.2)}, NMS IoU 0.5. When the first pass finds
 few sure, tile-shaped boxes (a photo squashed in width or height, as the publisher's 640x640 resize left
