@@ -9,6 +9,7 @@ torch = pytest.importorskip("torch")
 from training.cls_net import (TileEnsemble, TileNet, export_onnx, first_member,  # noqa: E402
                               load_classifier, member_count)
 from vision.crops import CLS_INPUT  # noqa: E402
+from vision.model import CLASSIFIER_FIRST_FILE, ENSEMBLE_ID  # noqa: E402
 
 
 def _nets(seed: int = 0, n: int = 2) -> list[TileNet]:
@@ -144,3 +145,21 @@ def test_build_installs_the_classifier_and_a_round_as_one_int8_net(tmp_path):
     cls, rot, num = make_session(models / "classifier.onnx").run(None, {"image": _inputs(2).numpy()})
     assert cls.shape == (2, 43) and rot.shape == (2, 4) and num.shape == (2, 4)
     assert np.allclose(np.exp(cls).sum(1), 1, atol=0.05)  # log-probabilities, through int8
+    # the first member alone beside it, tagged as this ensemble's
+    ids = {make_session(models / name).get_modelmeta().custom_metadata_map[ENSEMBLE_ID]
+           for name in ("classifier.onnx", CLASSIFIER_FIRST_FILE)}
+    assert len(ids) == 1
+    first = make_session(models / CLASSIFIER_FIRST_FILE).run(None, {"image": _inputs(2).numpy()})[0]
+    with torch.no_grad():
+        want = first_member(models / "classifier.pt")(_inputs(2))[0].numpy()
+    assert np.allclose(torch.softmax(torch.from_numpy(first), 1), torch.softmax(torch.from_numpy(want), 1), atol=0.05)
+
+
+def test_installing_one_network_removes_an_ensembles_first_member(tmp_path):
+    from training import ensemble
+
+    crops = (np.random.default_rng(0).random((40, 96, 96, 3)) * 255).astype(np.uint8)
+    ensemble.install(TileEnsemble(_nets()), tmp_path, crops)
+    assert (tmp_path / CLASSIFIER_FIRST_FILE).exists()
+    ensemble.install(_nets(n=1)[0], tmp_path, crops)
+    assert not (tmp_path / CLASSIFIER_FIRST_FILE).exists()

@@ -33,17 +33,17 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from training import ensemble
 from training.adapt_detector import DET_EPOCHS, adapt_detector, keep_previous
 from training.adapt_verifier import adapt_verifier
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss, replay_for
 from training.augment import photometric, rotate_cw
 from training.calibration import CALIBRATION_ORDER, calibration_labels, calibration_numbers
-from training.cls_net import TileNet, export_onnx, load_classifier
+from training.cls_net import TileNet, load_classifier
 from training.dataset import crops_from_pairs, labels_to_xyxy, list_pairs, read_labels
-from training.quantize import quantize_classifier
 from training.train_classifier import NO_NUMBER, to_tensor
 from vision.crops import cut_crop, dark_ink, light_ink_set, to_input
-from vision.model import load_config
+from vision.model import CLASSIFIER_FIRST_FILE, load_config
 
 WEIGHTS_FILE = "classifier.pt"
 ONNX_FILE = "classifier.onnx"
@@ -173,10 +173,8 @@ def install(net: TileNet, models_dir: Path, crops: np.ndarray) -> None:
     """Keep the current classifier under previous/, then write the new one (int8, calibrated on
     the crops it was tuned on)."""
     models_dir = Path(models_dir)
-    keep_previous(models_dir, (WEIGHTS_FILE, ONNX_FILE))
-    torch.save(net.state_dict(), models_dir / WEIGHTS_FILE)
-    export_onnx(net, models_dir / ONNX_FILE)
-    quantize_classifier(models_dir / ONNX_FILE, crops)
+    keep_previous(models_dir, (WEIGHTS_FILE, ONNX_FILE, CLASSIFIER_FIRST_FILE))
+    ensemble.install(net, models_dir, crops)
 
 
 def with_dark_ink_looks(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np.ndarray,

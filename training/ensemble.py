@@ -7,6 +7,7 @@ sets' gain (models/README.md, "Classifier ensembles").
 """
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ import torch
 
 from training.cls_net import TileEnsemble, TileNet, export_onnx, first_member, load_weights
 from training.quantize import quantize_classifier
+from vision.model import CLASSIFIER_FILE, CLASSIFIER_FIRST_FILE, ENSEMBLE_ID
 
 
 def assemble(first: TileNet, others: list[Path]) -> TileEnsemble:
@@ -27,11 +29,30 @@ def assemble(first: TileNet, others: list[Path]) -> TileEnsemble:
 
 
 def install(net: torch.nn.Module, models: Path, calibration_crops: np.ndarray, seed: int = 0) -> None:
-    """Write net as models/classifier.pt and as the int8 models/classifier.onnx."""
+    """Write net as models/classifier.pt and as the int8 models/classifier.onnx; an ensemble's
+    first member also alone as the int8 classifier_first.onnx, which serving reads first
+    (vision/model.py cascade_below). Both ONNX files carry the same new ensemble id, so a
+    first member is never read beside another ensemble; one TileNet leaves no first file."""
     models = Path(models)
     torch.save(net.state_dict(), models / "classifier.pt")
-    export_onnx(net, models / "classifier.onnx")
-    quantize_classifier(models / "classifier.onnx", calibration_crops, seed)
+    first = models / CLASSIFIER_FIRST_FILE
+    tag = uuid.uuid4().hex
+    if isinstance(net, TileEnsemble):  # written before the ensemble: the app reloads on the latter
+        _write_int8(net.members[0], first, calibration_crops, seed, tag)
+    elif first.exists():
+        first.unlink()
+    _write_int8(net, models / CLASSIFIER_FILE, calibration_crops, seed, tag if isinstance(net, TileEnsemble) else None)
+
+
+def _write_int8(net: torch.nn.Module, path: Path, calibration_crops: np.ndarray, seed: int, tag: str | None) -> None:
+    import onnx
+
+    export_onnx(net, path)
+    quantize_classifier(path, calibration_crops, seed)
+    if tag:
+        model = onnx.load(str(path))
+        onnx.helper.set_model_props(model, {ENSEMBLE_ID: tag})
+        onnx.save(model, str(path))
 
 
 def build(models: Path, others: list[Path], calibration_crops: np.ndarray, seed: int = 0) -> TileEnsemble:

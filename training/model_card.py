@@ -41,6 +41,22 @@ def _classifier_what(info: dict) -> str:
     return "small residual CNN" if n == 1 else f"{n} small residual CNNs read together, their probabilities averaged"
 
 
+def _cascade_line(info: dict) -> str:
+    if not info.get("cls_members") or info.get("cascade_below") is None:
+        return ""
+    return ("the ensemble's first member reads every crop, and where it is under "
+            f"{info.get('cascade_below', 0.9):g} sure the whole ensemble reads it again; ")
+
+
+def _first_row(info: dict) -> str:
+    if not info.get("cls_members"):
+        return ""
+    return ("| `classifier_first.onnx` | the ensemble's first member alone, int8, tagged with the ensemble's id: "
+            "serving reads every crop with it first and with the whole ensemble only where it is under "
+            "`inference.cascade_below` sure (`vision/model.py`) | as the classifier | "
+            f"{info.get('classifier_first_mb', 0):.1f} MB |\n")
+
+
 def _ensemble_row(ens: dict | None) -> str:
     if not ens:
         return ""
@@ -414,7 +430,7 @@ ONNX models run by `vision/model.py` (onnxruntime, CPU):
 |---|---|---|---|
 | `detector.onnx` | YOLO11n (ultralytics, trained from scratch, no pretrained weights), one class "tile" (face-up or face-down) | RGB, long side {info.get('det_imgsz')}, short side as the photo's aspect leaves (rounded up to 32) | {info.get('detector_mb', 0):.1f} MB |
 | `classifier.onnx` | {_classifier_what(info)} (`training/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters in all, int8 after ONNX Runtime static quantization calibrated on 512 training crops: `training/quantize.py`): 43 classes, a 4-way rotation head and a 4-way printed-number head (flowers) | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
-{_flower_row(info)}{_verifier_row(info)}| `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
+{_first_row(info)}{_flower_row(info)}{_verifier_row(info)}| `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
 | `detector.pt` | the detector's ultralytics weights (optimizer stripped), the starting point of the next training round | | |
 | `recognizer.json` | inference settings and the figures below | | |
 
@@ -478,7 +494,7 @@ few sure, tile-shaped boxes (a photo squashed in width or height, as the publish
 about one valid photo in seven), the detector runs again on the photo stretched by 1/6 to 6 and keeps the
 surest pass. When the sure tiles are under 24 px tall at the detector's input (a hand filling a corner of
 a big photo), it looks again at the part of the photo holding them, and a big photo where it is sure of
-fewer than three tiles is searched in four overlapping quarters first. Each tile is cropped from the full-resolution photo and turned by its true shape; crops the
+fewer than three tiles is searched in four overlapping quarters first. Each tile is cropped from the full-resolution photo and turned by its true shape; {_cascade_line(info)}crops the
 classifier is under 90% sure of get a second look turned 180 deg, the two averaged; confidence =
 detector score x class probability. Then phantom boxes are screened out or flagged (see "Phantom tiles").
 

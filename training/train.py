@@ -234,11 +234,12 @@ def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int)
     from training.label_fixes import load_fixes
     from training.model_card import write_card
     from vision.flowers import READER_FILE
-    from vision.model import CONFIG_FILE, Recognizer
+    from vision.model import CLASSIFIER_FIRST_FILE, CONFIG_FILE, Recognizer
     from vision.verifier import VERIFIER_FILE
 
     info = config["training"]
     info["det_conf"] = config["inference"]["det_conf"]
+    info["cascade_below"] = config["inference"].get("cascade_below")
     card_path = models / CONFIG_FILE
     card_path.write_text(json.dumps(config, indent=1))
     rec = Recognizer(models, threads=threads)
@@ -249,6 +250,8 @@ def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int)
         info["boxes_only_report"] = evaluate(boxes_only, rec, classes=False)
     info["detector_mb"] = (models / "detector.onnx").stat().st_size / 1e6
     info["classifier_mb"] = (models / "classifier.onnx").stat().st_size / 1e6
+    if (models / CLASSIFIER_FIRST_FILE).exists():
+        info["classifier_first_mb"] = (models / CLASSIFIER_FIRST_FILE).stat().st_size / 1e6
     if (models / READER_FILE).exists():
         info["flower_reader_mb"] = (models / READER_FILE).stat().st_size / 1e6
     if (models / VERIFIER_FILE).exists():
