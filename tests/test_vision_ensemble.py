@@ -155,11 +155,14 @@ def test_build_installs_the_classifier_and_a_round_as_one_int8_net(tmp_path):
     assert np.allclose(torch.softmax(torch.from_numpy(first), 1), torch.softmax(torch.from_numpy(want), 1), atol=0.05)
 
 
-def test_installing_one_network_removes_an_ensembles_first_member(tmp_path):
+def test_one_network_or_an_adapted_ensemble_leaves_no_first_member(tmp_path):
     from training import ensemble
 
     crops = (np.random.default_rng(0).random((40, 96, 96, 3)) * 255).astype(np.uint8)
     ensemble.install(TileEnsemble(_nets()), tmp_path, crops)
     assert (tmp_path / CLASSIFIER_FIRST_FILE).exists()
     ensemble.install(_nets(n=1)[0], tmp_path, crops)
+    assert not (tmp_path / CLASSIFIER_FIRST_FILE).exists()
+    ensemble.install(TileEnsemble(_nets()), tmp_path, crops)
+    ensemble.install(TileEnsemble(_nets()), tmp_path, crops, cascade=False)  # as adapt installs
     assert not (tmp_path / CLASSIFIER_FIRST_FILE).exists()

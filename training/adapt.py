@@ -171,10 +171,10 @@ def load_net(models_dir: Path) -> torch.nn.Module:
 
 def install(net: TileNet, models_dir: Path, crops: np.ndarray) -> None:
     """Keep the current classifier under previous/, then write the new one (int8, calibrated on
-    the crops it was tuned on)."""
+    the crops it was tuned on); an adapted ensemble is read whole, without the cascade."""
     models_dir = Path(models_dir)
     keep_previous(models_dir, (WEIGHTS_FILE, ONNX_FILE, CLASSIFIER_FIRST_FILE))
-    ensemble.install(net, models_dir, crops)
+    ensemble.install(net, models_dir, crops, cascade=False)
 
 
 def with_dark_ink_looks(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np.ndarray,

@@ -28,20 +28,25 @@ def assemble(first: TileNet, others: list[Path]) -> TileEnsemble:
     return TileEnsemble(members).eval()
 
 
-def install(net: torch.nn.Module, models: Path, calibration_crops: np.ndarray, seed: int = 0) -> None:
-    """Write net as models/classifier.pt and as the int8 models/classifier.onnx; an ensemble's
-    first member also alone as the int8 classifier_first.onnx, which serving reads first
-    (vision/model.py cascade_below). Both ONNX files carry the same new ensemble id, so a
-    first member is never read beside another ensemble; one TileNet leaves no first file."""
+def install(net: torch.nn.Module, models: Path, calibration_crops: np.ndarray, seed: int = 0,
+            cascade: bool = True) -> None:
+    """Write net as models/classifier.pt and as the int8 models/classifier.onnx; with cascade,
+    an ensemble's first member also alone as the int8 classifier_first.onnx, which serving reads
+    first (vision/model.py cascade_below). Both ONNX files carry the same new ensemble id, so a
+    first member is never read beside another ensemble. Otherwise no first file is left.
+
+    adapt passes cascade=False: it tunes the members through their mean, which teaches the mean
+    the player's set but not each member alone, so a member's sure answer no longer stands for
+    the ensemble's (measured only without the cascade)."""
     models = Path(models)
     torch.save(net.state_dict(), models / "classifier.pt")
     first = models / CLASSIFIER_FIRST_FILE
-    tag = uuid.uuid4().hex
-    if isinstance(net, TileEnsemble):  # written before the ensemble: the app reloads on the latter
+    tag = uuid.uuid4().hex if cascade and isinstance(net, TileEnsemble) else None
+    if tag:  # written before the ensemble: the app reloads on the latter
         _write_int8(net.members[0], first, calibration_crops, seed, tag)
     elif first.exists():
         first.unlink()
-    _write_int8(net, models / CLASSIFIER_FILE, calibration_crops, seed, tag if isinstance(net, TileEnsemble) else None)
+    _write_int8(net, models / CLASSIFIER_FILE, calibration_crops, seed, tag)
 
 
 def _write_int8(net: torch.nn.Module, path: Path, calibration_crops: np.ndarray, seed: int, tag: str | None) -> None:
