@@ -28,13 +28,13 @@ def _inputs() -> np.ndarray:
 
 
 def test_the_shipped_first_member_belongs_to_the_shipped_ensemble():
-    assert Recognizer(MODELS).first is not None
+    assert Recognizer(MODELS).classifier_first is not None
 
 
 def test_sure_crops_take_the_first_members_answer_and_the_rest_the_ensembles():
     rec = Recognizer(MODELS)
     x = _inputs()
-    first = [softmax(o) for o in rec.first.run(None, {"image": x})]
+    first = [softmax(o) for o in rec.classifier_first.run(None, {"image": x})]
     whole = [softmax(o) for o in rec.classifier.run(None, {"image": x})]
     sure = first[0].max(1) >= rec.config["cascade_below"]
     assert sure.any() and (~sure).any()
@@ -48,7 +48,7 @@ def test_without_the_cascade_the_whole_ensemble_reads_every_crop(tmp_path):
     shutil.copytree(MODELS, models, ignore=shutil.ignore_patterns("*.pt", "previous"))
     (models / CLASSIFIER_FIRST_FILE).unlink()
     rec = Recognizer(models)
-    assert rec.first is None
+    assert rec.classifier_first is None
     x = _inputs()
     whole = [softmax(o) for o in rec.classifier.run(None, {"image": x})]
     for got, both in zip(rec._probabilities(x), whole):
@@ -62,4 +62,4 @@ def test_a_first_member_of_another_ensemble_is_not_read(tmp_path):
     stale = onnx.load(str(models / CLASSIFIER_FIRST_FILE))
     onnx.helper.set_model_props(stale, {ENSEMBLE_ID: "an ensemble installed before"})
     onnx.save(stale, str(models / CLASSIFIER_FIRST_FILE))
-    assert Recognizer(models).first is None
+    assert Recognizer(models).classifier_first is None

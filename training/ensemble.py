@@ -1,5 +1,6 @@
 """The shipped classifier as an ensemble: the classifier's own round and rounds fine-tuned from it
-on other seeds, read together as one ONNX graph (training/cls_net.TileEnsemble).
+on other seeds, read together as one ONNX graph (training/cls_net.TileEnsemble), and served as a
+cascade: the first member alone first, the whole ensemble where it is unsure (vision/model.py).
 
 Why: a fine-tuning round on procedural sets reads unseen drawn styles better but the real
 unfamiliar set worse; the two read together kept the real set's figure and most of the drawn

@@ -34,8 +34,9 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             "tta": True, "tta_below": 0.9,
             # an ensemble classifier (two networks) reads a crop with its first member alone when
             # that member is at least cascade_below sure, and with the whole ensemble otherwise:
-            # on the valid split's crops no answer changed at 0.9, and 94% of crops skip the
-            # second member (models/README.md); null: the whole ensemble reads every crop
+            # at 0.9, 94% of the valid split's labelled crops skip the second member and none of
+            # their answers changes (one tile of 6484 in the whole pipeline: models/README.md);
+            # null: the whole ensemble reads every crop
             "cascade_below": 0.9,
             # A photo whose width or height was squashed (a fixed-size resize, a webcam in the wrong
             # mode, a screenshot) leaves tiles too thin or too flat to find. When the first pass
@@ -238,7 +239,7 @@ class Recognizer:
         self.detector = make_session(models_dir / DETECTOR_FILE, threads)
         self.classifier = make_session(models_dir / CLASSIFIER_FILE, threads)
         # "cascade_below": null in recognizer.json reads every crop with the whole ensemble
-        self.first = (first_member_session(models_dir, self.classifier, threads)
+        self.classifier_first = (first_member_session(models_dir, self.classifier, threads)
                       if self.config.get("cascade_below") is not None else None)
         # classifiers since 2026-12-01 also read the number printed on flowers and seasons
         self._has_number = len(self.classifier.get_outputs()) >= 3
@@ -481,9 +482,9 @@ class Recognizer:
         """Class, rotation and number probabilities of network inputs x: the classifier's, or,
         with an ensemble's first member at hand, that member's where it is at least
         cascade_below sure and the whole ensemble's elsewhere."""
-        reader = self.classifier if self.first is None else self.first
+        reader = self.classifier if self.classifier_first is None else self.classifier_first
         probs = [softmax(o) for o in reader.run(None, {"image": x})]
-        if self.first is not None:
+        if self.classifier_first is not None:
             doubt = probs[0].max(1) < float(self.config["cascade_below"])
             if doubt.any():
                 for p, o in zip(probs, self.classifier.run(None, {"image": np.ascontiguousarray(x[doubt])})):
