@@ -856,7 +856,8 @@ def test_flower_pictures_follow_the_tile_set(fake_server, new_page, size):
     expect(key7).to_have_attribute("src", "/static/tiles/hk-index/7f.png")
     expect(key7).to_have_attribute("alt", "菊(3)")
     expect(page.locator('#hand-keyboard button.key[data-tile="8f"] img')).to_have_attribute("alt", "竹(4)")
-    assert key7.evaluate("(img) => img.complete && img.naturalWidth > 0")
+    # the new picture loads (waited for: on a busy machine it may still be on its way)
+    page.wait_for_function("(img) => img.complete && img.naturalWidth > 0", arg=key7.element_handle(), timeout=10000)
     page.locator('#hand-keyboard button.key[data-tile="1f"]').scroll_into_view_if_needed()
     snap(page, f"i11-8-flowers-hk-{size}")
     # the choice holds on the live page too
