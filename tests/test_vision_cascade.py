@@ -1,5 +1,5 @@
-"""An ensemble classifier read as a cascade: its first member alone where that member is sure,
-the whole ensemble elsewhere (vision/model.py cascade_below, classifier_first.onnx)."""
+"""An ensemble classifier read as a cascade: one member alone where that member is sure, the
+whole ensemble elsewhere (vision/model.py cascade_below, classifier_first.onnx)."""
 from __future__ import annotations
 
 import shutil
@@ -27,11 +27,11 @@ def _inputs() -> np.ndarray:
     return np.concatenate([x, x * 0.35 + 0.4]).astype(np.float32)
 
 
-def test_the_shipped_first_member_belongs_to_the_shipped_ensemble():
+def test_the_shipped_leading_member_belongs_to_the_shipped_ensemble():
     assert Recognizer(MODELS).classifier_first is not None
 
 
-def test_sure_crops_take_the_first_members_answer_and_the_rest_the_ensembles():
+def test_sure_crops_take_the_leading_members_answer_and_the_rest_the_ensembles():
     rec = Recognizer(MODELS)
     x = _inputs()
     first = [softmax(o) for o in rec.classifier_first.run(None, {"image": x})]
@@ -55,7 +55,7 @@ def test_without_the_cascade_the_whole_ensemble_reads_every_crop(tmp_path):
         assert np.allclose(got, both, atol=1e-6)
 
 
-def test_a_first_member_of_another_ensemble_is_not_read(tmp_path):
+def test_a_leading_member_of_another_ensemble_is_not_read(tmp_path):
     onnx = pytest.importorskip("onnx")
     models = tmp_path / "models"
     shutil.copytree(MODELS, models, ignore=shutil.ignore_patterns("*.pt", "previous"))

@@ -1,6 +1,6 @@
 """The shipped classifier as an ensemble: the classifier's own round and rounds fine-tuned from it
 on other seeds, read together as one ONNX graph (training/cls_net.TileEnsemble), and served as a
-cascade: the first member alone first, the whole ensemble where it is unsure (vision/model.py).
+cascade: one member alone first, the whole ensemble where it is unsure (vision/model.py).
 
 Why: a fine-tuning round on procedural sets reads unseen drawn styles better but the real
 unfamiliar set worse; the two read together kept the real set's figure and most of the drawn
@@ -18,6 +18,12 @@ from training.cls_net import TileEnsemble, TileNet, export_onnx, first_member, l
 from training.quantize import quantize_classifier
 from vision.model import CLASSIFIER_FILE, CLASSIFIER_FIRST_FILE, ENSEMBLE_ID
 
+# The member that reads every crop first: the last, the round fine-tuned on the newest training
+# data. Measured (models/README.md): led by it the cascade gave every answer the whole pair gives
+# on the pink session, the valid split and the style study; led by the first member it lost a
+# valid tile and 0.2-0.5 points of two drawn styles.
+LEAD = -1
+
 
 def assemble(first: TileNet, others: list[Path]) -> TileEnsemble:
     """first, then each TileNet (or an ensemble's first member) saved at others, as one ensemble."""
@@ -30,11 +36,12 @@ def assemble(first: TileNet, others: list[Path]) -> TileEnsemble:
 
 
 def install(net: torch.nn.Module, models: Path, calibration_crops: np.ndarray, seed: int = 0,
-            cascade: bool = True) -> None:
+            cascade: bool = True, lead: int = LEAD) -> None:
     """Write net as models/classifier.pt and as the int8 models/classifier.onnx; with cascade,
-    an ensemble's first member also alone as the int8 classifier_first.onnx, which serving reads
-    first (vision/model.py cascade_below). Both ONNX files carry the same new ensemble id, so a
-    first member is never read beside another ensemble. Otherwise no first file is left.
+    an ensemble's member `lead` also alone as the int8 classifier_first.onnx, which serving
+    reads every crop with first (vision/model.py cascade_below). Both ONNX files carry the same
+    new ensemble id, so a leading member is never read beside another ensemble. Otherwise no
+    classifier_first.onnx is left.
 
     adapt passes cascade=False: it tunes the members through their mean, which teaches the mean
     the player's set but not each member alone, so a member's sure answer no longer stands for
@@ -44,7 +51,7 @@ def install(net: torch.nn.Module, models: Path, calibration_crops: np.ndarray, s
     first = models / CLASSIFIER_FIRST_FILE
     tag = uuid.uuid4().hex if cascade and isinstance(net, TileEnsemble) else None
     if tag:  # written before the ensemble: the app reloads on the latter
-        _write_int8(net.members[0], first, calibration_crops, seed, tag)
+        _write_int8(net.members[lead], first, calibration_crops, seed, tag)
     elif first.exists():
         first.unlink()
     _write_int8(net, models / CLASSIFIER_FILE, calibration_crops, seed, tag)

@@ -44,14 +44,14 @@ def _classifier_what(info: dict) -> str:
 def _cascade_line(info: dict) -> str:
     if not info.get("cls_members") or info.get("cascade_below") is None:
         return ""
-    return ("the ensemble's first member reads every crop, and where it is under "
+    return ("one member of the ensemble (the last, fine-tuned on the newest data) reads every crop, and where it is under "
             f"{info.get('cascade_below', 0.9):g} sure the whole ensemble reads it again; ")
 
 
 def _first_row(info: dict) -> str:
     if not info.get("cls_members"):
         return ""
-    return ("| `classifier_first.onnx` | the ensemble's first member alone, int8, tagged with the ensemble's id: "
+    return ("| `classifier_first.onnx` | the ensemble's last member alone, int8, tagged with the ensemble's id: "
             "serving reads every crop with it first and with the whole ensemble only where it is under "
             "`inference.cascade_below` sure (`vision/model.py`) | as the classifier | "
             f"{info.get('classifier_first_mb', 0):.1f} MB |\n")

@@ -24,19 +24,19 @@ from vision.verifier import VERIFIER_FILE, TileVerifier
 
 DETECTOR_FILE = "detector.onnx"
 CLASSIFIER_FILE = "classifier.onnx"
-# an ensemble classifier's first member alone, tagged with the ensemble it belongs to
-# (training/ensemble.py): read first, the whole ensemble only where it is unsure
+# one member of an ensemble classifier alone, tagged with the ensemble it belongs to
+# (training/ensemble.py LEAD): read first, the whole ensemble only where it is unsure
 CLASSIFIER_FIRST_FILE = "classifier_first.onnx"
 ENSEMBLE_ID = "ensemble_id"
 CONFIG_FILE = "recognizer.json"
 DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # the 180-degree second look runs only on crops the first look is less sure of
             "tta": True, "tta_below": 0.9,
-            # an ensemble classifier (two networks) reads a crop with its first member alone when
-            # that member is at least cascade_below sure, and with the whole ensemble otherwise:
-            # at 0.9, 94% of the valid split's labelled crops skip the second member and none of
-            # their answers changes (one tile of 6484 in the whole pipeline: models/README.md);
-            # null: the whole ensemble reads every crop
+            # an ensemble classifier (two networks) reads a crop with one member alone
+            # (classifier_first.onnx) when that member is at least cascade_below sure, and with
+            # the whole ensemble otherwise: at 0.9 most crops skip the other member, and on the
+            # pink session, the valid split and the style study no answer changed
+            # (models/README.md); null: the whole ensemble reads every crop
             "cascade_below": 0.9,
             # A photo whose width or height was squashed (a fixed-size resize, a webcam in the wrong
             # mode, a screenshot) leaves tiles too thin or too flat to find. When the first pass
@@ -210,7 +210,7 @@ def softmax(x: np.ndarray) -> np.ndarray:
 
 
 def first_member_session(models_dir: Path, classifier, threads: int = 2):
-    """The session of the ensemble's first member beside the classifier, or None: none is
+    """The session of the ensemble's leading member beside the classifier, or None: none is
     there, or it belongs to another ensemble (a classifier installed after it)."""
     path = Path(models_dir) / CLASSIFIER_FIRST_FILE
     if not path.exists():
@@ -480,7 +480,7 @@ class Recognizer:
 
     def _probabilities(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Class, rotation and number probabilities of network inputs x: the classifier's, or,
-        with an ensemble's first member at hand, that member's where it is at least
+        with an ensemble's leading member at hand, that member's where it is at least
         cascade_below sure and the whole ensemble's elsewhere."""
         reader = self.classifier if self.classifier_first is None else self.classifier_first
         probs = [softmax(o) for o in reader.run(None, {"image": x})]
