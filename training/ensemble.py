@@ -19,9 +19,9 @@ from training.quantize import quantize_classifier
 from vision.model import CLASSIFIER_FILE, CLASSIFIER_FIRST_FILE, ENSEMBLE_ID
 
 # The member that reads every crop first: the last, the round fine-tuned on the newest training
-# data. Measured (models/README.md): led by it the cascade gave every answer the whole pair gives
-# on the pink session, the valid split and the style study; led by the first member it lost a
-# valid tile and 0.2-0.5 points of two drawn styles.
+# data. Measured (models/README.md): led by it the cascade scored at least the whole pair's
+# figures on the pink session, the valid split and the style study; led by the first member it
+# lost a valid tile and 0.2-0.5 points of two drawn styles.
 LEAD = -1
 
 

@@ -45,7 +45,7 @@ def _cascade_line(info: dict) -> str:
     if not info.get("cls_members") or info.get("cascade_below") is None:
         return ""
     return ("one member of the ensemble (the last, fine-tuned on the newest data) reads every crop, and where it is under "
-            f"{info.get('cascade_below', 0.9):g} sure the whole ensemble reads it again; ")
+            f"{info['cascade_below']:g} sure the whole ensemble reads it again; ")
 
 
 def _first_row(info: dict) -> str:

@@ -171,16 +171,12 @@ def train_detector_stage(args, info: dict, data_root: Path, artwork: Path, work:
 def members_stage(args, info: dict, data_root: Path, artwork: Path, work: Path, models: Path) -> None:
     """Fine-tune the further classifier members from the classifier (seeds after --seed), or
     take --member-weights, and install them with it as one ensemble."""
-    import torch
-
     from training import ensemble
     from training import train_classifier as tc
-    from training.cls_net import first_member
 
     cls_work = work / "classifier"  # shares the classifier stage's crop caches
     cls_work.mkdir(parents=True, exist_ok=True)
-    first = cls_work / "member0.pt"
-    torch.save(first_member(models / "classifier.pt").state_dict(), first)
+    first = models / "classifier.pt"  # a round starts from its first member if it is an ensemble (load_weights)
     others, notes = [Path(p) for p in args.member_weights or []], []
     for k in range(1, args.cls_members) if not others else ():
         metrics = tc.train_classifier(data_root, artwork, cls_work, cls_work / f"member{k}.onnx", args.member_minutes,

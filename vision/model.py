@@ -35,8 +35,8 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # an ensemble classifier (two networks) reads a crop with one member alone
             # (classifier_first.onnx) when that member is at least cascade_below sure, and with
             # the whole ensemble otherwise: at 0.9 most crops skip the other member, and on the
-            # pink session, the valid split and the style study no answer changed
-            # (models/README.md); null: the whole ensemble reads every crop
+            # pink session, the valid split and the style study it scored at least the whole
+            # ensemble's figures (models/README.md); null: the whole ensemble reads every crop
             "cascade_below": 0.9,
             # A photo whose width or height was squashed (a fixed-size resize, a webcam in the wrong
             # mode, a screenshot) leaves tiles too thin or too flat to find. When the first pass
@@ -209,7 +209,7 @@ def softmax(x: np.ndarray) -> np.ndarray:
     return e / e.sum(1, keepdims=True)
 
 
-def first_member_session(models_dir: Path, classifier, threads: int = 2):
+def leading_member_session(models_dir: Path, classifier, threads: int = 2):
     """The session of the ensemble's leading member beside the classifier, or None: none is
     there, or it belongs to another ensemble (a classifier installed after it)."""
     path = Path(models_dir) / CLASSIFIER_FIRST_FILE
@@ -239,8 +239,8 @@ class Recognizer:
         self.detector = make_session(models_dir / DETECTOR_FILE, threads)
         self.classifier = make_session(models_dir / CLASSIFIER_FILE, threads)
         # "cascade_below": null in recognizer.json reads every crop with the whole ensemble
-        self.classifier_first = (first_member_session(models_dir, self.classifier, threads)
-                      if self.config.get("cascade_below") is not None else None)
+        self.classifier_first = (leading_member_session(models_dir, self.classifier, threads)
+                                 if self.config.get("cascade_below") is not None else None)
         # classifiers since 2026-12-01 also read the number printed on flowers and seasons
         self._has_number = len(self.classifier.get_outputs()) >= 3
         det_in = self.detector.get_inputs()[0]
