@@ -109,3 +109,12 @@ def test_each_procedural_sets_adapt_study_has_its_own_section():
     assert "## Adapting to an unfamiliar tile set (`make bench-adapt`, 2026-12-01)" in card
     red = "## Adapting to an unfamiliar tile set (`python -m training.adapt_study --set procedural-red`, 2026-12-02)"
     assert red in card and card.index("KDE.") < card.index(red) < card.index("Red.")
+
+
+def test_the_card_names_the_member_that_leads_the_cascade():
+    info = json.loads((MODELS / "recognizer.json").read_text())["training"]
+    two = {**info, "cls_members": [{"seed": 1}], "cascade_below": 0.9}
+    assert "the ensemble's last member alone" in model_card({**two, "cascade_lead": -1})
+    assert "the first member of the ensemble reads every crop" in model_card({**two, "cascade_lead": 0})
+    three = {**two, "cls_members": [{"seed": 1}, {"seed": 2}], "cascade_lead": 1}
+    assert "the ensemble's member 2 alone" in model_card(three)

@@ -41,17 +41,25 @@ def _classifier_what(info: dict) -> str:
     return "small residual CNN" if n == 1 else f"{n} small residual CNNs read together, their probabilities averaged"
 
 
+def _lead_name(info: dict) -> str:
+    """Which member leads the cascade (training/ensemble.LEAD, noted by the members stage)."""
+    n = 1 + len(info.get("cls_members", []))
+    lead = info.get("cascade_lead", -1) % n
+    return "first member" if lead == 0 else "last member" if lead == n - 1 else f"member {lead + 1}"
+
+
 def _cascade_line(info: dict) -> str:
     if not info.get("cls_members") or info.get("cascade_below") is None:
         return ""
-    return ("one member of the ensemble (the last, fine-tuned on the newest data) reads every crop, and where it is under "
+    newest = ", fine-tuned on the newest data," if _lead_name(info) == "last member" else ""
+    return (f"the {_lead_name(info)} of the ensemble{newest} reads every crop, and where it is under "
             f"{info['cascade_below']:g} sure the whole ensemble reads it again; ")
 
 
 def _first_row(info: dict) -> str:
     if not info.get("cls_members"):
         return ""
-    return ("| `classifier_first.onnx` | the ensemble's last member alone, int8, tagged with the ensemble's id: "
+    return (f"| `classifier_first.onnx` | the ensemble's {_lead_name(info)} alone, int8, tagged with the ensemble's id: "
             "serving reads every crop with it first and with the whole ensemble only where it is under "
             "`inference.cascade_below` sure (`vision/model.py`) | as the classifier | "
             f"{info.get('classifier_first_mb', 0):.1f} MB |\n")

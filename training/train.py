@@ -35,6 +35,10 @@ def parse(argv):
     # the shipped detector's last two rounds trained with 400 (models/README.md, "Tile styles seen and unseen")
     ap.add_argument("--det-procedural", type=int, default=400,
                     help="synthetic photos of procedural tile sets added to the detector's training photos")
+    ap.add_argument("--det-closeups", type=float, default=0.15,
+                    help="share of those photos that are close-ups of one to three tiles")
+    ap.add_argument("--det-photo-seed", type=int,
+                    help="draw the procedural photos from this seed instead of --seed (a fine-tuning round sees new ones)")
     ap.add_argument("--det-pseudo", metavar="MODELS",
                     help="label the train photos' unlabelled tiles with the detector in this folder")
     ap.add_argument("--det-degrees", type=float, default=10.0,
@@ -149,8 +153,10 @@ def train_detector_stage(args, info: dict, data_root: Path, artwork: Path, work:
             from training.pseudo_labels import detector_boxes
             pseudo = detector_boxes(Path(args.det_pseudo))
         yaml = td.prepare_detector_data(data_root, artwork, work / "det_data", seed=args.seed, back_share=0.4,
-                                        pseudo=pseudo, procedural=args.det_procedural)
+                                        pseudo=pseudo, procedural=args.det_procedural,
+                                        photo_seed=args.det_photo_seed, closeup_share=args.det_closeups)
         info["det_procedural"] = args.det_procedural
+        info["det_closeups"] = args.det_closeups
         best = td.train_detector(yaml, work / "runs", args.det_hours, args.det_epochs, seed=args.seed,
                                  threads=args.threads, resume_from=Path(args.det_init) if args.det_init else None,
                                  name="det_finetune" if args.det_init else "det", degrees=args.det_degrees)
@@ -191,6 +197,7 @@ def members_stage(args, info: dict, data_root: Path, artwork: Path, work: Path, 
     net = ensemble.build(models, others, tc.crop_cache(data_root, cls_work, "train")["crops"], args.seed)
     valid = tc.crop_cache(data_root, cls_work, "valid")
     info["cls_members"] = notes
+    info["cascade_lead"] = ensemble.LEAD
     info["ensemble"] = {k: v for k, v in tc.crop_metrics(net, valid).items() if k != "per_class_recall"}
 
 

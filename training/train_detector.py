@@ -22,12 +22,15 @@ DET_IMGSZ = 416
 
 
 def prepare_detector_data(data_root: Path, artwork_root: Path, out_dir: Path, seed: int = 0,
-                          back_share: float = 0.4, pseudo=None, procedural: int = 0) -> Path:
+                          back_share: float = 0.4, pseudo=None, procedural: int = 0,
+                          photo_seed: int | None = None, closeup_share: float = 0.15) -> Path:
     """Write a one-class YOLO dataset under out_dir; returns the data yaml path.
 
     pseudo, a function image -> (boxes, scores) such as an earlier detector, adds the train
     photos' unlabelled tiles as labels (training.pseudo_labels); valid keeps its labels as published.
-    procedural adds that many synthetic photos of procedural tile sets to the train split.
+    procedural adds that many synthetic photos of procedural tile sets to the train split, drawn
+    from photo_seed (default seed: a fine-tuning round given another sees new photos), closeup_share
+    of them close-ups (write_procedural_photos).
     """
     from training.pseudo_labels import unlabelled_tiles
 
@@ -61,8 +64,8 @@ def prepare_detector_data(data_root: Path, artwork_root: Path, out_dir: Path, se
             write_labels(out_dir / "labels" / split / (img_path.stem + ".txt"), labels)
     if procedural:
         art = art_faces(artwork_root, out_dir.parent / "svg_faces")
-        write_procedural_photos(out_dir / "images" / "train", out_dir / "labels" / "train", procedural, seed,
-                                art=art)
+        write_procedural_photos(out_dir / "images" / "train", out_dir / "labels" / "train", procedural,
+                                seed if photo_seed is None else photo_seed, art=art, closeup_share=closeup_share)
     yaml_path = out_dir / "data.yaml"
     yaml_path.write_text(f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/valid\nnc: 1\nnames:\n  0: tile\n")
     return yaml_path
