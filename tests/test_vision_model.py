@@ -451,6 +451,43 @@ def test_a_close_up_read_right_keeps_its_first_pass():
     assert rec.detect_with_aspect(image)[0] is small[0]
 
 
+def test_a_close_tile_found_as_its_eight_circles_is_looked_at_from_further():
+    """An 8筒 close enough that each circle is a sure, tile-sized box (the first pass looks
+    good): the eight lie together, so the photo is shrunk too, and the whole tile that holds
+    them all is kept, though scored no surer than the circles."""
+    image = np.full((800, 600, 3), 60, np.uint8)
+    circles = np.array([[160 + 150 * (k % 2), 110 + 95 * (k // 2), 280 + 150 * (k % 2), 200 + 95 * (k // 2)]
+                        for k in range(8)], np.float32)
+    whole = (np.array([[150, 100, 450, 500]], np.float32), np.array([0.75], np.float32))
+    rec = _fake_closeup_recognizer((circles, np.full(8, 0.75, np.float32)), lambda f: whole)
+    assert rec.detect_with_aspect(image)[0] is whole[0]
+
+
+def test_more_than_four_parts_a_tile_only_where_no_stretch_read_better():
+    """Six parts in a tile are a 6筒's circles in a photo read as it is, but a squashed photo's
+    slivers where a stretched pass read better (it once made 6 big boxes of 26 tiles)."""
+    from vision.model import DEFAULTS
+
+    image = np.full((800, 600, 3), 60, np.uint8)
+    parts = np.array([[160 + 150 * (k % 2), 110 + 120 * (k // 2), 280 + 150 * (k % 2), 220 + 120 * (k // 2)]
+                      for k in range(6)], np.float32)
+    whole = (np.array([[150, 100, 450, 500]], np.float32), np.array([0.8], np.float32))
+    rec = _fake_closeup_recognizer((parts, np.full(6, 0.4, np.float32)), lambda f: whole)
+    cfg = DEFAULTS["zoom_out"]
+    assert rec._zoom_out(image, parts, np.full(6, 0.4, np.float32), cfg, 0.3)[0] is whole[0]
+    assert rec._zoom_out(image, parts, np.full(6, 0.4, np.float32), cfg, 0.3, stretched=True) is None
+
+
+def test_a_row_of_sure_tiles_is_not_taken_for_parts():
+    """Eight sure tiles in a row are a hand, not a close tile's parts: no look from further."""
+    image = np.full((400, 1600, 3), 60, np.uint8)
+    row = np.array([[100 + 120 * k, 150, 200 + 120 * k, 280] for k in range(8)], np.float32)
+    rec = _fake_closeup_recognizer((row, np.full(8, 0.8, np.float32)),
+                                   lambda f: pytest.fail("a hand is not looked at from further"))
+    rec.config["zoom"] = None
+    assert rec.detect_with_aspect(image)[0] is row
+
+
 def test_many_big_boxes_from_further_are_not_a_close_up():
     """A squashed photo's slivers look like a close-up's parts; shrunk, its runs of slivers make
     eight big boxes: more tiles than a close-up holds, so the first answer stays."""

@@ -58,13 +58,22 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # looks again at the photo shrunk onto a canvas of the same input size, so that
             # the tiles stand target_px tall, and keeps the pass it is clearly surer of.
             # A first pass unsure of everything may have missed a tile too big to find at all: the
-            # photo is also shrunk by each of blind.
+            # photo is also shrunk by each of blind. So is one whose boxes could be the parts of a
+            # close tile, each sure and no bigger than a normal tile (an 8筒's eight circles):
+            # two to parts_count boxes lying together, the box round them at most parts_span
+            # times their median long side (could_be_parts).
             # A shrunk pass counts only if its sure tiles are at most max_tiles, at least min_px
             # long at the first pass's scale (a close-up's tiles, not a normal photo's tiles or
             # rows), and hold (most of a box's area inside one of them) at least `hold` of the
-            # first pass's boxes, at most max_parts each: the parts of the close-up's tiles.
+            # first pass's boxes, at most max_parts each: the parts of the close-up's tiles. Up to
+            # max_parts_unstretched (a 9筒's nine circles) where no stretch of the photo read
+            # better: a squashed photo's slivers, six to a tile, made six big boxes of its 26 tiles.
+            # It must be surer than the first by margin, or by parts_margin (below zero: a little
+            # less sure) where each of its tiles holds two parts or more.
+            # where each of its tiles holds two parts or more.
             "zoom_out": {"above_px": 150, "target_px": 80, "blind": [0.5, 0.3], "min_px": 120, "max_tiles": 6,
-                         "hold": 0.8, "max_parts": 4, "margin": 0.05},
+                         "hold": 0.8, "max_parts": 4, "max_parts_unstretched": 9, "margin": 0.05, "parts_count": 12, "parts_span": 5.0,
+                         "parts_margin": -0.05},
             # A set whose ink is lighter than its bodies (red, black or jade bodies with white or
             # gold line art) is read twice: as photographed and as dark ink on a light ground,
             # the probabilities averaged. A photo's set counts as light-ink when more than
@@ -153,6 +162,23 @@ def pass_quality(boxes: np.ndarray, scores: np.ndarray, factor: float, sure_scor
         return 0.0
     shaped = float(tile_shaped(boxes[sure], factor, tile_shape).mean())
     return float(np.median(scores[sure])) * min(1.0, sure.sum() / min_sure) * shaped
+
+
+def could_be_parts(boxes: np.ndarray, max_count: int, span: float) -> bool:
+    """Could these boxes be the parts of one to three close tiles (circles, stick columns)?
+    Two to max_count of them, lying together: the box round them all is at most span times
+    as long as their median box (a hand's row of tiles is many times longer).
+
+    >>> circles = np.array([[0, 0, 10, 10], [12, 0, 22, 10], [0, 12, 10, 22], [12, 12, 22, 22]], np.float32)
+    >>> row = np.array([[12 * k, 0, 12 * k + 10, 14] for k in range(8)], np.float32)  # eight tiles in a row
+    >>> could_be_parts(circles, 12, 4.0), could_be_parts(row, 12, 4.0)
+    (True, False)
+    """
+    if not 2 <= len(boxes) <= max_count:
+        return False
+    long_side = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+    union = max(boxes[:, 2].max() - boxes[:, 0].min(), boxes[:, 3].max() - boxes[:, 1].min())
+    return bool(union <= span * np.median(long_side))
 
 
 def zoom_region(boxes: np.ndarray, scores: np.ndarray, shape: tuple[int, int], det_size: int,
@@ -280,7 +306,7 @@ class Recognizer:
             # a squashed photo's slivers look like a close-up's parts: the stretched passes and
             # the shrunk ones compete, each judged with its own stretch undone
             floor = self._any_count_quality(*found)
-            shrunk = self._zoom_out(image, boxes, scores, self.config["zoom_out"], floor)
+            shrunk = self._zoom_out(image, boxes, scores, self.config["zoom_out"], floor, found[2] != 1.0)
             if shrunk is not None:
                 return shrunk[0], shrunk[1], 1.0
         return found
@@ -319,11 +345,12 @@ class Recognizer:
             return boxes, scores
         return np.concatenate([boxes[~inside], b]), np.concatenate([scores[~inside], s])
 
-    def _zoom_out(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, cfg: dict, floor: float
-                  ) -> tuple[np.ndarray, np.ndarray] | None:
+    def _zoom_out(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, cfg: dict, floor: float,
+                  stretched: bool = False) -> tuple[np.ndarray, np.ndarray] | None:
         """The close-up passes (DEFAULTS["zoom_out"]) after a first pass that found boxes, scores:
         the surest shrunk photo's boxes and scores if clearly surer than floor (the quality of the
-        answer so far), else None."""
+        answer so far, read from the photo stretched or not), else None."""
+        max_parts = int(cfg["max_parts"] if stretched else cfg.get("max_parts_unstretched", cfg["max_parts"]))
         size = int(self.config["det_imgsz"])
         h, w = image.shape[:2]
         scale = size / max(h, w)
@@ -332,7 +359,10 @@ class Recognizer:
         # the long side: a stick column is as tall as its tile, a sideways tile as wide
         tallest = float(np.max(np.maximum(boxes[:, 3] - boxes[:, 1], boxes[:, 2] - boxes[:, 0]), initial=0.0)) * scale
         shrinks = [float(cfg["target_px"]) / tallest] if tallest >= float(cfg["above_px"]) else []
-        if first < float(retry["good_quality"]):  # perhaps a tile too big to be found at all
+        # perhaps a tile too big to be found at all; or a few boxes that are one close tile's
+        # parts, each sure and tile-sized (the eight circles of an 8筒)
+        if first < float(retry["good_quality"]) or could_be_parts(boxes, int(cfg.get("parts_count", 0)),
+                                                                  float(cfg.get("parts_span", 0.0))):
             shrinks += [float(f) for f in cfg["blind"]]
         best = (floor + float(cfg["margin"]), None, None)
         for shrink in shrinks:
@@ -346,9 +376,13 @@ class Recognizer:
             # and they hold what the first pass found, a few boxes each (a close-up tile's
             # parts), not a hand's tiles that a wrong big box (a row, a phone) passes over
             held = inside_share(boxes, sure) >= 0.6
-            if len(boxes) and (held.any(1).mean() < float(cfg["hold"]) or held.sum(0).max() > int(cfg["max_parts"])):
+            if len(boxes) and (held.any(1).mean() < float(cfg["hold"]) or held.sum(0).max() > max_parts):
                 continue
             q = self._any_count_quality(b, s)
+            # every tile found holding two parts or more explains the first pass's boxes
+            # as parts: no margin is asked of it beyond parts_margin
+            if len(boxes) and held.sum(0).min() >= 2:
+                q += float(cfg["margin"]) - float(cfg.get("parts_margin", cfg["margin"]))
             if q > best[0]:
                 best = (q, b, s)
         return None if best[1] is None else (best[1], best[2])
