@@ -138,6 +138,25 @@ def test_from_classifier_keeps_the_classifiers_flower_rows():
     assert torch.equal(net.num_head.weight, source.num_head.weight)
 
 
+def test_a_further_reader_round_starts_from_the_readers_own_weights():
+    torch = pytest.importorskip("torch")
+    from training.train_flower_reader import WEIGHTS_FILE, from_classifier, start_from
+
+    shipped = start_from(MODELS / WEIGHTS_FILE)  # a reader's state: loaded as it is
+    assert torch.equal(shipped.cls_head.weight, torch.load(MODELS / WEIGHTS_FILE)["cls_head.weight"])
+    made = start_from(MODELS / "classifier.pt")  # a classifier's: made into a reader
+    assert torch.equal(made.cls_head.weight, from_classifier(MODELS / "classifier.pt").cls_head.weight)
+    assert start_from(None).cls_head.out_features == len(FLOWER_CLASSES)
+
+
+def test_the_card_counts_every_reader_round():
+    from training.model_card import _reader_rounds
+
+    fr = {"train_minutes": 35.2, "steps": 900, "lr": 0.0005, "rounds": [{"train_minutes": 40.1, "steps": 1753, "lr": 0.0003}]}
+    assert _reader_rounds(fr) == ("40 min (1753 steps of 64, lr 0.0003) from the classifier's weights, "
+                                  "then 35 min (900 steps of 64, lr 0.0005) from its own")
+
+
 def test_procedural_flowers_carry_their_sets_printed_numbers():
     pytest.importorskip("torch")
     from training.train_flower_reader import procedural_flowers

@@ -20,15 +20,13 @@ from training.adapt import MAX_JITTER, balanced_pick, number_targets
 from training.adapt_detector import keep_previous
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss
 from training.train_classifier import NO_NUMBER
-from training.train_flower_reader import WEIGHTS_FILE, export_onnx, from_classifier, read_right, reader_view
+from training.train_flower_reader import WEIGHTS_FILE, export_onnx, read_right, reader_view, start_from
 from vision.classes import FLOWER_CLASSES
 from vision.flowers import FLOWER_STORE, READER_FILE
 
 
 def load_reader(models_dir: Path):
-    net = from_classifier(None)
-    net.load_state_dict(torch.load(Path(models_dir) / WEIGHTS_FILE, map_location="cpu"))
-    return net.eval()
+    return start_from(Path(models_dir) / WEIGHTS_FILE).eval()
 
 
 def jittered(crops: np.ndarray, pick: np.ndarray, rng: np.random.Generator) -> torch.Tensor:

@@ -385,6 +385,14 @@ def _verifier_training(info: dict) -> str:
             f"{_pct(held.get('tiles_below'))} of the tiles and {_pct(held.get('phantoms_below'))} of the others.")
 
 
+def _reader_rounds(fr: dict) -> str:
+    """How long the reader trained: from the classifier's weights, then each further round from its own."""
+    rounds = [*fr.get("rounds", []), {k: fr.get(k) for k in ("train_minutes", "steps", "lr")}]
+    said = [f"{r.get('train_minutes') or 0:.0f} min ({r.get('steps')} steps of 64, lr {r.get('lr')})" for r in rounds]
+    return said[0] + " from the classifier's weights" + "".join(
+        f", then {s} from its own" for s in said[1:])
+
+
 def _flower_section(info: dict) -> str:
     fr = info.get("flower_reader")
     if not fr:
@@ -409,7 +417,7 @@ and of the printed number, joins the classifier's inside the group, weighted by
 flower stays the classifier's call. The default tile set then maps the tile by its number
 (`vision/tilesets.json`; a set can still be chosen). `adapt` tunes the reader too, on the player's
 flower crops (`training/adapt_flowers.py`).
-Trained {fr.get('train_minutes', 0):.0f} min ({fr.get('steps')} steps of 64, lr {fr.get('lr')}) from the classifier's weights on the data
+Trained {_reader_rounds(fr)} on the data
 set's {fr.get('real_train_crops')} real flower crops (30% of each batch) and the flowers of 24 procedural sets drawn fresh
 every epoch (never the held-out style). Its figures on crops cut at the labelled boxes, the
 classifier's network at {fr.get('input')} px before training -> the reader ("tile": season or plant and number

@@ -58,7 +58,9 @@ def parse(argv):
                     help="keep models/detector.* (and what the card says of it) as they are")
     ap.add_argument("--flower-minutes", type=float, default=30.0, help="flower reader time budget")
     ap.add_argument("--flower-init", help="start the flower reader from these classifier weights "
-                                          "(default: the models folder's classifier.pt)")
+                                          "(default: the models folder's classifier.pt), or from a reader's own "
+                                          "flower_reader.pt for a further round")
+    ap.add_argument("--flower-lr", type=float, default=3e-4, help="flower reader peak learning rate")
     ap.add_argument("--skip-flower-reader", action="store_true",
                     help="keep models/flower_reader.onnx (and what the card says of it) as it is")
     ap.add_argument("--verifier-minutes", type=float, default=20.0, help="tile check time budget")
@@ -211,10 +213,16 @@ def flower_reader_stage(args, info: dict, data_root: Path, work: Path, models: P
     fl_work = work / "classifier"  # the crop caches the classifier's stage made
     fl_work.mkdir(parents=True, exist_ok=True)
     init = Path(args.flower_init) if args.flower_init else models / "classifier.pt"
+    before = info.get("flower_reader") or {}
     metrics = tf.train_flower_reader(data_root, fl_work, models / READER_FILE, args.flower_minutes,
                                      init if init.exists() else None, seed=args.seed, threads=args.threads,
-                                     log=lambda s: print(s, flush=True))
+                                     lr=args.flower_lr, log=lambda s: print(s, flush=True))
     torch.save(torch.load(fl_work / "flower_reader_last.pt"), models / tf.WEIGHTS_FILE)
+    if init.name == tf.WEIGHTS_FILE and before:  # a further round from the reader's own weights
+        metrics["rounds"] = before.get("rounds", []) + [
+            {k: before.get(k) for k in ("train_minutes", "steps", "lr")}]
+        metrics["round_start"] = metrics["before"]  # the reader as this round found it
+        metrics["before"] = before.get("before", metrics["before"])  # the classifier's network, as first measured
     info["flower_reader"] = metrics
 
 

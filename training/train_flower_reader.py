@@ -61,6 +61,18 @@ def from_classifier(path: Path | None) -> TileNet:
     return net
 
 
+def start_from(path: Path | None) -> TileNet:
+    """The reader's starting point: a reader's own weights (a further round), or
+    from_classifier's network made from a classifier's weights (or fresh ones without a path)."""
+    if path is not None:
+        state = torch.load(path, map_location="cpu")
+        if state.get("cls_head.weight") is not None and state["cls_head.weight"].shape[0] == len(FLOWER_CLASSES):
+            net = from_classifier(None)
+            net.load_state_dict(state)
+            return net
+    return from_classifier(path)
+
+
 def real_flowers(cache: dict) -> dict:
     """The flower crops of a split's crop cache at FLOWER_STORE, with class (0-7) and number (0-3)."""
     keep = np.isin(cache["cls"], FLOWER_CLASSES)
@@ -159,7 +171,7 @@ def train_flower_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes
     valid = real_flowers(crop_cache(data_root, work_dir, "valid"))
     held = procedural_flowers(np.random.default_rng((seed, 99)), sets=8, per_class=4, held_out=True)
     seen = procedural_flowers(np.random.default_rng((seed, 98)), sets=8, per_class=4)
-    net = from_classifier(init_weights)
+    net = start_from(init_weights)
     before = {"valid": metrics(net, valid), "held_out_style": metrics(net, held), "seen_styles": metrics(net, seen)}
     log(json.dumps({"before": before}))
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
