@@ -510,7 +510,11 @@ few sure, tile-shaped boxes (a photo squashed in width or height, as the publish
 about one valid photo in seven), the detector runs again on the photo stretched by 1/6 to 6 and keeps the
 surest pass. When the sure tiles are under 24 px tall at the detector's input (a hand filling a corner of
 a big photo), it looks again at the part of the photo holding them, and a big photo where it is sure of
-fewer than three tiles is searched in four overlapping quarters first. Each tile is cropped from the full-resolution photo and turned by its true shape; {_cascade_line(info)}crops the
+fewer than three tiles is searched in four overlapping quarters first. A close-up (a box over 150 px long at
+the detector's 416 px input, a first pass unsure of everything, or two to 12 boxes lying together
+that could be the circles or stick columns of one close tile) is also looked at shrunk onto a canvas of
+its own edge pixels, and the shrunk pass replaces the first where its few big tiles hold the first
+pass's boxes as their parts (`inference.zoom_out`). Each tile is cropped from the full-resolution photo and turned by its true shape; {_cascade_line(info)}crops the
 classifier is under 90% sure of get a second look turned 180 deg, the two averaged; confidence =
 detector score x class probability. Then phantom boxes are screened out or flagged (see "Phantom tiles").
 
