@@ -157,6 +157,14 @@ def test_the_card_counts_every_reader_round():
                                   "then 35 min (900 steps of 64, lr 0.0005) from its own")
 
 
+def test_the_card_says_what_the_last_reader_round_started_from():
+    from training.model_card import _round_start
+
+    start = {"valid": {"tile": 0.936}, "held_out_style": {"tile": 0.695}, "seen_styles": {"tile": 0.707}}
+    assert "tile: valid 93.6%, held-out style 69.5%, styles seen 70.7%." in _round_start({"round_start": start})
+    assert _round_start({"before": start}) == ""  # a first round starts from the classifier: said in the table
+
+
 def test_procedural_flowers_carry_their_sets_printed_numbers():
     pytest.importorskip("torch")
     from training.train_flower_reader import procedural_flowers

@@ -426,8 +426,18 @@ both right, what scoring uses):
 | crops | season or plant | number | tile |
 |---|---|---|---|
 {rows}
-
+{_round_start(fr)}
 """
+
+
+def _round_start(fr: dict) -> str:
+    """The tile figures the reader had when its last round began, if that round started from its own weights."""
+    start = fr.get("round_start")
+    if not start:
+        return ""
+    said = ", ".join(f"{name} {_pct(start.get(k, {}).get('tile'))}" for name, k in (
+        ("valid", "valid"), ("held-out style", "held_out_style"), ("styles seen", "seen_styles")))
+    return f"\nWhen its last round began (the reader as shipped before it), tile: {said}.\n"
 
 
 def model_card(info: dict) -> str:

@@ -159,6 +159,7 @@ def train_detector_stage(args, info: dict, data_root: Path, artwork: Path, work:
                                         photo_seed=args.det_photo_seed, closeup_share=args.det_closeups)
         info["det_procedural"] = args.det_procedural
         info["det_closeups"] = args.det_closeups
+        info["det_photo_seed"] = args.det_photo_seed  # None: drawn from --seed
         best = td.train_detector(yaml, work / "runs", args.det_hours, args.det_epochs, seed=args.seed,
                                  threads=args.threads, resume_from=Path(args.det_init) if args.det_init else None,
                                  name="det_finetune" if args.det_init else "det", degrees=args.det_degrees)
