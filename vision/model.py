@@ -70,10 +70,9 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # better: a squashed photo's slivers, six to a tile, made six big boxes of its 26 tiles.
             # It must be surer than the first by margin, or by parts_margin (below zero: a little
             # less sure) where each of its tiles holds two parts or more.
-            # where each of its tiles holds two parts or more.
             "zoom_out": {"above_px": 150, "target_px": 80, "blind": [0.5, 0.3], "min_px": 120, "max_tiles": 6,
-                         "hold": 0.8, "max_parts": 4, "max_parts_unstretched": 9, "margin": 0.05, "parts_count": 12, "parts_span": 5.0,
-                         "parts_margin": -0.05},
+                         "hold": 0.8, "max_parts": 4, "max_parts_unstretched": 9, "margin": 0.05,
+                         "parts_count": 12, "parts_span": 5.0, "parts_margin": -0.05},
             # A set whose ink is lighter than its bodies (red, black or jade bodies with white or
             # gold line art) is read twice: as photographed and as dark ink on a light ground,
             # the probabilities averaged. A photo's set counts as light-ink when more than
