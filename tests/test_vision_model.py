@@ -413,17 +413,22 @@ def test_slices_of_squashed_tiles_do_not_outvote_the_stretch_that_finds_them():
     assert aspect == pytest.approx(0.167) and len(boxes) == 12
 
 
-def _fake_closeup_recognizer(first, shrunk_boxes):
+def _fake_closeup_recognizer(first, shrunk_boxes, closeup=None):
     """A Recognizer whose detector returns `first` on the photo (and on its stretched versions)
-    and, on the photo shrunk by f, shrunk_boxes(f) (xyxy in the photo's pixels, scores)."""
+    and, on the photo shrunk by f, shrunk_boxes(f) (xyxy in the photo's pixels, scores); with
+    closeup, a function of no argument, a close-up detector that returns closeup()."""
     from vision.model import DEFAULTS, Recognizer
 
     rec = object.__new__(Recognizer)
     rec.config = dict(DEFAULTS)
     rec._retry = dict(DEFAULTS["aspect_retry"])
-    rec._detect_once = lambda img: first
+    rec.closeup_detector = None if closeup is None else "close-up session"
+    rec._detect_once = lambda img, session=None: first if session is None else closeup()
     rec._detect_shrunk = lambda img, f: shrunk_boxes(f)
     return rec
+
+
+NOTHING = (np.zeros((0, 4), np.float32), np.zeros(0, np.float32))
 
 
 WHOLE_TILE = (np.array([[150, 100, 450, 500]], np.float32), np.array([0.8], np.float32))
@@ -497,6 +502,45 @@ def test_many_big_boxes_from_further_are_not_a_close_up():
     runs = (np.array([[x, y, x + 240, y + 320] for x, y in grid], np.float32), np.full(8, 0.9, np.float32))
     rec = _fake_closeup_recognizer((slivers, np.full(12, 0.4, np.float32)), lambda f: runs)
     assert len(rec.detect_with_aspect(image)[0]) == 12
+
+
+def test_a_close_tile_the_closeup_detector_finds_whole_replaces_its_parts():
+    """Three stick columns of one 條 tile, and no shrunk pass finds the whole tile: the
+    close-up detector does, surer, and its box is the answer."""
+    image = np.full((800, 600, 3), 60, np.uint8)
+    columns = np.array([[150 + 100 * k, 100, 240 + 100 * k, 500] for k in range(3)], np.float32)
+    rec = _fake_closeup_recognizer((columns, np.full(3, 0.6, np.float32)), lambda f: NOTHING, lambda: WHOLE_TILE)
+    boxes, scores, aspect = rec.detect_with_aspect(image)
+    assert boxes is WHOLE_TILE[0] and aspect == 1.0
+    rec.config["closeup_detector"] = None  # turned off in recognizer.json: the columns stay
+    assert rec.detect_with_aspect(image)[0] is not WHOLE_TILE[0]
+
+
+def test_the_closeup_detector_is_not_asked_about_a_hand():
+    """Eight sure tiles in a row: not a close-up, so the close-up detector never runs."""
+    image = np.full((400, 1600, 3), 60, np.uint8)
+    row = np.array([[100 + 120 * k, 150, 200 + 120 * k, 280] for k in range(8)], np.float32)
+    rec = _fake_closeup_recognizer((row, np.full(8, 0.8, np.float32)), lambda f: NOTHING,
+                                   lambda: pytest.fail("a hand is not shown to the close-up detector"))
+    rec.config["zoom"] = None
+    assert rec.detect_with_aspect(image)[0] is row
+
+
+def test_a_closeup_answer_no_surer_or_with_too_many_tiles_is_not_kept():
+    """A tile found whole at once stays when the close-up detector is no surer of it; an
+    answer with more sure tiles than a close-up holds (max_sure) is never taken."""
+    image = np.full((800, 600, 3), 60, np.uint8)
+    first = (WHOLE_TILE[0].copy(), WHOLE_TILE[1].copy())
+    same = (WHOLE_TILE[0].copy(), np.array([0.82], np.float32))  # surer, but by less than margin
+    rec = _fake_closeup_recognizer(first, lambda f: NOTHING, lambda: same)
+    rec.config["zoom"] = None
+    assert rec.detect_with_aspect(image)[0] is first[0]
+    columns = np.array([[150 + 100 * k, 100, 240 + 100 * k, 500] for k in range(3)], np.float32)
+    grid = np.array([[20 + 70 * k, 300, 80 + 70 * k, 380] for k in range(8)], np.float32)
+    rec = _fake_closeup_recognizer((columns, np.full(3, 0.3, np.float32)), lambda f: NOTHING,
+                                   lambda: (grid, np.full(8, 0.9, np.float32)))
+    rec.config["zoom"] = None
+    assert len(rec.detect_with_aspect(image)[0]) == 3
 
 
 def test_the_shrunk_photo_lies_on_its_own_edge_pixels_and_boxes_come_back_to_the_photo():

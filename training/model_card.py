@@ -358,6 +358,25 @@ def _flower_row(info: dict) -> str:
             f"{info.get('flower_reader_mb', 0):.1f} MB |\n")
 
 
+def _closeup_row(info: dict) -> str:
+    c = info.get("closeup_detector")
+    if not c:
+        return ""
+    return (f"| `detector_closeup.onnx` | the detector fine-tuned {c.get('epochs')} epochs ({c.get('minutes', 0):.0f} min) "
+            f"with close-ups of one to three tiles (`python -m vision train`, close-up stage; one-class mAP50 "
+            f"{c.get('map50_1class', 0):.3f}): asked only about photos whose first pass may be of a close-up, its "
+            f"answer kept only when surer (`inference.closeup_detector`) | as `detector.onnx` | "
+            f"{info.get('detector_closeup_mb', 0):.1f} MB |\n")
+
+
+def _closeup_line(info: dict) -> str:
+    if not info.get("closeup_detector"):
+        return ""
+    return ("A photo whose first pass may be of a close-up (at most six sure boxes, or any of the above) is also "
+            "read by `detector_closeup.onnx`, and its answer replaces the others where it is surer by 0.05 "
+            "(`inference.closeup_detector`). ")
+
+
 def _verifier_row(info: dict) -> str:
     v = info.get("verifier")
     if not v:
@@ -456,9 +475,9 @@ ONNX models run by `vision/model.py` (onnxruntime, CPU):
 |---|---|---|---|
 | `detector.onnx` | YOLO11n (ultralytics, trained from scratch, no pretrained weights), one class "tile" (face-up or face-down) | RGB, long side {info.get('det_imgsz')}, short side as the photo's aspect leaves (rounded up to 32) | {info.get('detector_mb', 0):.1f} MB |
 | `classifier.onnx` | {_classifier_what(info)} (`training/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters in all, int8 after ONNX Runtime static quantization calibrated on 512 training crops: `training/quantize.py`): 43 classes, a 4-way rotation head and a 4-way printed-number head (flowers) | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
-{_first_row(info)}{_flower_row(info)}{_verifier_row(info)}| `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
+{_closeup_row(info)}{_first_row(info)}{_flower_row(info)}{_verifier_row(info)}| `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
 | `detector.pt` | the detector's ultralytics weights (optimizer stripped), the starting point of the next training round | | |
-| `recognizer.json` | inference settings and the figures below | | |
+{"| `detector_closeup.pt` | the close-up detector's ultralytics weights | | |" + chr(10) if info.get("closeup_detector") else ""}| `recognizer.json` | inference settings and the figures below | | |
 
 Classes (index: name): 0-8 1m-9m (萬), 9-17 1p-9p (筒), 18-26 1s-9s (條), 27-30 east south west north,
 31-33 red green white (中發白), 34-37 spring summer autumn winter (春夏秋冬),
@@ -513,7 +532,8 @@ Training time of the shipped models on this 2-core CPU, every round counted: det
 {_total_minutes(info)[0]:.0f} min{_gpu_minutes(info)}, classifier {_total_minutes(info)[1]:.0f} min. `make train` (`python -m vision train`
 with its defaults) rebuilds every model from scratch in one sitting: a 0.8 h detector budget, a 35 min classifier
 budget and a 40 min budget for its second member, a 30 min flower reader budget, the tile check (900 photos drawn
-and mined, about 40 min, then a 20 min budget) and the evaluation, about 3.7 h on two cores; `--det-init` / `--cls-init` add fine-tuning rounds.
+and mined, about 40 min, then a 20 min budget), the close-up detector (1 h from the detector just trained, with
+500 new procedural photos, 35% of them close-ups) and the evaluation, about 4.7 h on two cores; `--det-init` / `--cls-init` add fine-tuning rounds.
 
 Inference (`recognizer.json`): detector score >= {info.get('det_conf', 0.2)}, NMS IoU 0.5. When the first pass finds
 few sure, tile-shaped boxes (a photo squashed in width or height, as the publisher's 640x640 resize left
@@ -524,7 +544,7 @@ fewer than three tiles is searched in four overlapping quarters first. A close-u
 the detector's 416 px input, a first pass unsure of everything, or two to 12 boxes lying together
 that could be the circles or stick columns of one close tile) is also looked at shrunk onto a canvas of
 its own edge pixels, and the shrunk pass replaces the first where its few big tiles hold the first
-pass's boxes as their parts (`inference.zoom_out`). Each tile is cropped from the full-resolution photo and turned by its true shape; {_cascade_line(info)}crops the
+pass's boxes as their parts (`inference.zoom_out`). {_closeup_line(info)}Each tile is cropped from the full-resolution photo and turned by its true shape; {_cascade_line(info)}crops the
 classifier is under 90% sure of get a second look turned 180 deg, the two averaged; confidence =
 detector score x class probability. Then phantom boxes are screened out or flagged (see "Phantom tiles").
 

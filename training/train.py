@@ -43,6 +43,17 @@ def parse(argv):
                     help="label the train photos' unlabelled tiles with the detector in this folder")
     ap.add_argument("--det-degrees", type=float, default=10.0,
                     help="detector augmentation: random rotation up to this many degrees")
+    # the close-up detector (vision/model.py CLOSEUP_DETECTOR_FILE): the detector just trained,
+    # fine-tuned with many close-ups; the shipped one as these defaults say (models/README.md)
+    ap.add_argument("--closeup-hours", type=float, default=1.0, help="close-up detector time budget")
+    ap.add_argument("--closeup-photos", type=int, default=500,
+                    help="procedural photos added to the train photos for the close-up detector")
+    ap.add_argument("--closeup-share", type=float, default=0.35, help="share of those that are close-ups")
+    ap.add_argument("--closeup-photo-seed", type=int, default=3,
+                    help="draw its procedural photos from this seed (not the main detector's)")
+    ap.add_argument("--closeup-weights", help="skip its training, export this ultralytics .pt")
+    ap.add_argument("--skip-closeup-detector", action="store_true",
+                    help="keep models/detector_closeup.* (and what the card says of it) as they are")
     ap.add_argument("--cls-minutes", type=float, default=35.0, help="classifier time budget")
     ap.add_argument("--cls-init", help="fine-tune the classifier from these PyTorch weights")
     ap.add_argument("--cls-lr", type=float, default=3e-3, help="classifier peak learning rate")
@@ -107,6 +118,8 @@ def main(argv=None) -> int:
     t0 = time.time()
     if not args.skip_detector:
         train_detector_stage(args, info, data_root, artwork, work, models)
+    if not args.skip_closeup_detector:
+        closeup_detector_stage(args, info, data_root, artwork, work, models)
 
     if not args.skip_classifier:
         cls_work = work / "classifier"
@@ -175,6 +188,34 @@ def train_detector_stage(args, info: dict, data_root: Path, artwork: Path, work:
     # adapt tunes the detector from these weights, and the next round starts from them
     if Path(best).resolve() != (models / "detector.pt").resolve():
         shutil.copyfile(best, models / "detector.pt")
+
+
+def closeup_detector_stage(args, info: dict, data_root: Path, artwork: Path, work: Path, models: Path) -> None:
+    """Fine-tune models/detector.pt with close-ups (or take --closeup-weights) into
+    models/detector_closeup.onnx, the detector asked only about photos that may be close-ups,
+    and note the round in info. The train photos' unlabelled tiles are labelled by the models
+    folder's recognizer, as --det-pseudo does."""
+    from training import train_detector as td
+    from training.pseudo_labels import detector_boxes
+    from vision.model import CLOSEUP_DETECTOR_FILE
+
+    if args.closeup_weights:
+        best = Path(args.closeup_weights)
+        note = {"weights_given": True}  # the card says how they were made
+    else:
+        yaml = td.prepare_detector_data(data_root, artwork, work / "closeup_det_data", seed=args.seed, back_share=0.4,
+                                        pseudo=detector_boxes(models), procedural=args.closeup_photos,
+                                        photo_seed=args.closeup_photo_seed, closeup_share=args.closeup_share)
+        best = td.train_detector(yaml, work / "runs", args.closeup_hours, args.det_epochs, seed=args.seed,
+                                 threads=args.threads, resume_from=models / "detector.pt", name="det_closeup",
+                                 degrees=args.det_degrees)
+        note = {"procedural": args.closeup_photos, "closeup_share": args.closeup_share,
+                "photo_seed": args.closeup_photo_seed, "hours": args.closeup_hours}
+    epochs, minutes, map50 = _detector_log(best)
+    info["closeup_detector"] = {**note, "epochs": epochs, "minutes": minutes, "map50_1class": map50}
+    td.export_detector(best, models / CLOSEUP_DETECTOR_FILE)
+    if Path(best).resolve() != (models / "detector_closeup.pt").resolve():
+        shutil.copyfile(best, models / "detector_closeup.pt")
 
 
 def members_stage(args, info: dict, data_root: Path, artwork: Path, work: Path, models: Path) -> None:
@@ -246,7 +287,7 @@ def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int)
     from training.label_fixes import load_fixes
     from training.model_card import write_card
     from vision.flowers import READER_FILE
-    from vision.model import CLASSIFIER_FIRST_FILE, CONFIG_FILE, Recognizer
+    from vision.model import CLASSIFIER_FIRST_FILE, CLOSEUP_DETECTOR_FILE, CONFIG_FILE, Recognizer
     from vision.verifier import VERIFIER_FILE
 
     info = config["training"]
@@ -261,6 +302,8 @@ def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int)
     if boxes_only.is_dir():
         info["boxes_only_report"] = evaluate(boxes_only, rec, classes=False)
     info["detector_mb"] = (models / "detector.onnx").stat().st_size / 1e6
+    if (models / CLOSEUP_DETECTOR_FILE).exists():
+        info["detector_closeup_mb"] = (models / CLOSEUP_DETECTOR_FILE).stat().st_size / 1e6
     info["classifier_mb"] = (models / "classifier.onnx").stat().st_size / 1e6
     if (models / CLASSIFIER_FIRST_FILE).exists():
         info["classifier_first_mb"] = (models / CLASSIFIER_FIRST_FILE).stat().st_size / 1e6

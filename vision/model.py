@@ -24,6 +24,9 @@ from vision.verifier import VERIFIER_FILE, TileVerifier
 
 DETECTOR_FILE = "detector.onnx"
 CLASSIFIER_FILE = "classifier.onnx"
+# a second detector, trained with close-ups of one to three tiles (training/train.py), asked
+# only about photos that may be close-ups
+CLOSEUP_DETECTOR_FILE = "detector_closeup.onnx"
 # one member of an ensemble classifier alone, tagged with the ensemble it belongs to
 # (training/ensemble.py LEAD): read first, the whole ensemble only where it is unsure
 CLASSIFIER_FIRST_FILE = "classifier_first.onnx"
@@ -70,6 +73,15 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # better: a squashed photo's slivers, six to a tile, made six big boxes of its 26 tiles.
             # It must be surer than the first by margin, or by parts_margin (below zero: a little
             # less sure) where each of its tiles holds two parts or more.
+            # A close-up's tiles are bigger than any the main detector trained on, and the passes
+            # above still found only 82% of the style study's close-up tiles (a 條 tile came
+            # apart into its stick columns). A detector fine-tuned with close-ups finds them whole
+            # (98%) but reads real photos of rows worse (its boxes run 2-3% larger, and the
+            # classifier's close calls flip). So it is asked only when the first pass may be of a
+            # close-up (at most max_sure sure boxes, a box taller than zoom_out's above_px, an
+            # unsure pass, or boxes that could be one tile's parts), and its answer replaces the
+            # others only when surer by margin than the one they settle on. Null: never asked.
+            "closeup_detector": {"max_sure": 6, "margin": 0.05},
             "zoom_out": {"above_px": 150, "target_px": 80, "blind": [0.5, 0.3], "min_px": 120, "max_tiles": 6,
                          "hold": 0.8, "max_parts": 4, "max_parts_unstretched": 9, "margin": 0.05,
                          "parts_count": 12, "parts_span": 5.0, "parts_margin": -0.05},
@@ -268,6 +280,9 @@ class Recognizer:
                                  if self.config.get("cascade_below") is not None else None)
         # classifiers since 2026-12-01 also read the number printed on flowers and seasons
         self._has_number = len(self.classifier.get_outputs()) >= 3
+        # optional, like the flower reader and the tile check below
+        closeup = models_dir / CLOSEUP_DETECTOR_FILE
+        self.closeup_detector = make_session(closeup, threads) if closeup.exists() else None
         det_in = self.detector.get_inputs()[0]
         self._det_input = det_in.name
         # a detector exported with a fixed input takes only size x size squares
@@ -295,11 +310,19 @@ class Recognizer:
         """Boxes and scores as detect(), and the width/height stretch that undoes a squashed photo
         (1.0 for a normal one): a box w x h in the photo is a tile of w*stretch x h in reality."""
         boxes, scores = self._detect_once(image)
+        closeup = self._closeup_pass(image, boxes, scores)
+
+        def unless_closeup(answer):  # the close-up detector's answer where clearly surer
+            if closeup is not None and \
+                    closeup[2] > self._any_count_quality(*answer) + float(self.config["closeup_detector"]["margin"]):
+                return closeup[0], closeup[1], 1.0
+            return answer
+
         zoom = self.config.get("zoom")
         if zoom:
             zoomed = self._zoom_in(image, boxes, scores, zoom)
             if zoomed[0] is not boxes:  # small tiles were looked at closer: not a squashed photo
-                return zoomed[0], zoomed[1], 1.0
+                return unless_closeup((zoomed[0], zoomed[1], 1.0))
         found = self._aspect_retry(image, boxes, scores)
         if self.config.get("zoom_out"):
             # a squashed photo's slivers look like a close-up's parts: the stretched passes and
@@ -307,8 +330,29 @@ class Recognizer:
             floor = self._any_count_quality(*found)
             shrunk = self._zoom_out(image, boxes, scores, self.config["zoom_out"], floor, found[2] != 1.0)
             if shrunk is not None:
-                return shrunk[0], shrunk[1], 1.0
-        return found
+                return unless_closeup((shrunk[0], shrunk[1], 1.0))
+        return unless_closeup(found)
+
+    def _closeup_pass(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, float] | None:
+        """The close-up detector's boxes, scores and pass quality on a photo whose first pass
+        (boxes, scores) may be of a close-up (DEFAULTS["closeup_detector"]); None when it is not
+        asked or is sure of no tile or of more than a close-up holds."""
+        cfg, out = self.config.get("closeup_detector"), self.config.get("zoom_out") or DEFAULTS["zoom_out"]
+        if self.closeup_detector is None or not cfg:
+            return None
+        sure_score = float(self._retry["sure_score"])
+        max_sure = int(cfg["max_sure"])
+        scale = int(self.config["det_imgsz"]) / max(image.shape[:2])
+        tallest = float(np.max(np.maximum(boxes[:, 3] - boxes[:, 1], boxes[:, 2] - boxes[:, 0]), initial=0.0))
+        if not ((scores >= sure_score).sum() <= max_sure or tallest * scale >= float(out["above_px"])
+                or self._any_count_quality(boxes, scores) < float(self._retry["good_quality"])
+                or could_be_parts(boxes, int(out.get("parts_count", 0)), float(out.get("parts_span", 0.0)))):
+            return None
+        b, s = self._detect_once(image, self.closeup_detector)
+        if not 0 < (s >= sure_score).sum() <= max_sure:
+            return None
+        return b, s, self._any_count_quality(b, s)
 
     def _zoom_in(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, zoom: dict, depth: int = 2
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -460,14 +504,14 @@ class Recognizer:
             return boxes, scores, 1.0
         return best[2], best[3], best[4]
 
-    def _detect_once(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _detect_once(self, image: np.ndarray, session=None) -> tuple[np.ndarray, np.ndarray]:
         if not image.shape[0] or not image.shape[1]:  # an empty part of a thin photo holds no tile
             return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
         size = int(self.config["det_imgsz"])
         shape = input_shape(*image.shape[:2], size) if self._det_rect else None
         lb, scale, px, py = letterbox(image, size, shape)
         x = cv2.cvtColor(lb, cv2.COLOR_BGR2RGB).transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-        raw = self.detector.run(None, {self._det_input: x})[0]
+        raw = (self.detector if session is None else session).run(None, {self._det_input: x})[0]
         boxes, scores = decode_detections(raw, float(self.config["det_conf"]), float(self.config["nms_iou"]))
         boxes = (boxes - np.array([px, py, px, py], np.float32)) / scale
         h, w = image.shape[:2]
