@@ -51,6 +51,8 @@ def parse(argv):
     ap.add_argument("--closeup-share", type=float, default=0.35, help="share of those that are close-ups")
     ap.add_argument("--closeup-photo-seed", type=int, default=3,
                     help="draw its procedural photos from this seed (not the main detector's)")
+    ap.add_argument("--closeup-init", help="fine-tune from this .pt (default: the models folder's detector.pt, "
+                                           "the detector just trained); a close-up detector's own for a further round")
     ap.add_argument("--closeup-weights", help="skip its training, export this ultralytics .pt")
     ap.add_argument("--skip-closeup-detector", action="store_true",
                     help="keep models/detector_closeup.* (and what the card says of it) as they are")
@@ -206,12 +208,16 @@ def closeup_detector_stage(args, info: dict, data_root: Path, artwork: Path, wor
         yaml = td.prepare_detector_data(data_root, artwork, work / "closeup_det_data", seed=args.seed, back_share=0.4,
                                         pseudo=detector_boxes(models), procedural=args.closeup_photos,
                                         photo_seed=args.closeup_photo_seed, closeup_share=args.closeup_share)
+        init = Path(args.closeup_init) if args.closeup_init else models / "detector.pt"
         best = td.train_detector(yaml, work / "runs", args.closeup_hours, args.det_epochs, seed=args.seed,
-                                 threads=args.threads, resume_from=models / "detector.pt", name="det_closeup",
+                                 threads=args.threads, resume_from=init, name="det_closeup",
                                  degrees=args.det_degrees)
         note = {"procedural": args.closeup_photos, "closeup_share": args.closeup_share,
-                "photo_seed": args.closeup_photo_seed, "hours": args.closeup_hours}
+                "photo_seed": args.closeup_photo_seed, "hours": args.closeup_hours, "init": init.name}
     epochs, minutes, map50 = _detector_log(best)
+    before = info.get("closeup_detector")
+    if args.closeup_init and before:  # a further round: remember the rounds before it
+        note["rounds"] = before.get("rounds", []) + [{k: v for k, v in before.items() if k != "rounds"}]
     info["closeup_detector"] = {**note, "epochs": epochs, "minutes": minutes, "map50_1class": map50}
     td.export_detector(best, models / CLOSEUP_DETECTOR_FILE)
     if Path(best).resolve() != (models / "detector_closeup.pt").resolve():
