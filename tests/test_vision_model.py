@@ -136,6 +136,23 @@ def test_small_hand_in_a_big_photo_is_looked_at_closer():
     assert found["zoomed"] - found["plain"] >= 0.1 * total  # the closer looks add a tenth of the tiles at least
 
 
+def test_a_close_up_in_a_big_photo_is_not_searched_in_quarters():
+    """A phone photo (1300 px) of one tile the first pass is sure of, 180 px tall at the
+    detector's input: no tile is too small to find, so its quarters (which hold only the
+    tile's parts) are never searched; a photo sure of nothing still is."""
+    image = np.full((1300, 1000, 3), 60, np.uint8)
+    big = (np.array([[300, 300, 700, 860]], np.float32), np.array([0.64], np.float32))
+    rec = _fake_closeup_recognizer(big, lambda f: NOTHING)
+    rec._quarters = lambda img: pytest.fail("a close-up is not searched in quarters")
+    rec.config["zoom_out"] = None
+    assert rec.detect_with_aspect(image)[0] is big[0]
+    asked = []
+    rec = _fake_closeup_recognizer(NOTHING, lambda f: NOTHING)
+    rec._quarters = lambda img: asked.append(1) or NOTHING
+    rec.detect_with_aspect(image)
+    assert asked
+
+
 def test_zoom_region():
     boxes, sure = np.array([[1000, 2000, 1100, 2140], [1300, 2000, 1400, 2140]], np.float32), np.array([0.9, 0.1])
     # 140 px tiles in a 4000 px photo are 14.6 px at 416: look at them and an unsure neighbour

@@ -365,7 +365,12 @@ class Recognizer:
         h, w = image.shape[:2]
         if depth <= 0:
             return boxes, scores
-        if (scores >= sure).sum() < min_sure and max(h, w) >= float(zoom.get("grid_from", 3.0)) * size:
+        scale = size / max(h, w)
+        # a sure tile already as tall as below_px at the input is no tile too small to find: a
+        # close-up of one or two tiles in a big phone photo, whose quarters hold only its parts
+        sure_tall = ((boxes[:, 3] - boxes[:, 1])[scores >= sure] * scale >= float(zoom["below_px"])).any()
+        if (scores >= sure).sum() < min_sure and max(h, w) >= float(zoom.get("grid_from", 3.0)) * size \
+                and not sure_tall:
             b, s = self._quarters(image)
             found = b[s >= sure]
             # only small tiles count: big ones missed by the first pass are a squashed photo's
