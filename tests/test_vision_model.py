@@ -440,6 +440,7 @@ def _fake_closeup_recognizer(first, shrunk_boxes, closeup=None):
     rec.config = dict(DEFAULTS)
     rec._retry = dict(DEFAULTS["aspect_retry"])
     rec.closeup_detector = None if closeup is None else "close-up session"
+    rec._closeup = dict(DEFAULTS["closeup_detector"])
     rec._detect_once = lambda img, session=None: first if session is None else closeup()
     rec._detect_shrunk = lambda img, f: shrunk_boxes(f)
     return rec
@@ -529,7 +530,7 @@ def test_a_close_tile_the_closeup_detector_finds_whole_replaces_its_parts():
     rec = _fake_closeup_recognizer((columns, np.full(3, 0.6, np.float32)), lambda f: NOTHING, lambda: WHOLE_TILE)
     boxes, scores, aspect = rec.detect_with_aspect(image)
     assert boxes is WHOLE_TILE[0] and aspect == 1.0
-    rec.config["closeup_detector"] = None  # turned off in recognizer.json: the columns stay
+    rec.closeup_detector = None  # none installed (or turned off in recognizer.json): the columns stay
     assert rec.detect_with_aspect(image)[0] is not WHOLE_TILE[0]
 
 

@@ -281,8 +281,9 @@ class Recognizer:
         # classifiers since 2026-12-01 also read the number printed on flowers and seasons
         self._has_number = len(self.classifier.get_outputs()) >= 3
         # optional, like the flower reader and the tile check below
-        closeup = models_dir / CLOSEUP_DETECTOR_FILE
-        self.closeup_detector = make_session(closeup, threads) if closeup.exists() else None
+        closeup, closeup_cfg = models_dir / CLOSEUP_DETECTOR_FILE, self.config.get("closeup_detector")
+        self.closeup_detector = make_session(closeup, threads) if closeup.exists() and closeup_cfg else None
+        self._closeup = {**DEFAULTS["closeup_detector"], **(closeup_cfg or {})}
         det_in = self.detector.get_inputs()[0]
         self._det_input = det_in.name
         # a detector exported with a fixed input takes only size x size squares
@@ -314,7 +315,7 @@ class Recognizer:
 
         def unless_closeup(answer):  # the close-up detector's answer where clearly surer
             if closeup is not None and \
-                    closeup[2] > self._any_count_quality(*answer) + float(self.config["closeup_detector"]["margin"]):
+                    closeup[2] > self._any_count_quality(*answer) + float(self._closeup["margin"]):
                 return closeup[0], closeup[1], 1.0
             return answer
 
@@ -338,11 +339,11 @@ class Recognizer:
         """The close-up detector's boxes, scores and pass quality on a photo whose first pass
         (boxes, scores) may be of a close-up (DEFAULTS["closeup_detector"]); None when it is not
         asked or is sure of no tile or of more than a close-up holds."""
-        cfg, out = self.config.get("closeup_detector"), self.config.get("zoom_out") or DEFAULTS["zoom_out"]
-        if self.closeup_detector is None or not cfg:
+        out = self.config.get("zoom_out") or DEFAULTS["zoom_out"]
+        if self.closeup_detector is None:
             return None
         sure_score = float(self._retry["sure_score"])
-        max_sure = int(cfg["max_sure"])
+        max_sure = int(self._closeup["max_sure"])
         scale = int(self.config["det_imgsz"]) / max(image.shape[:2])
         tallest = float(np.max(np.maximum(boxes[:, 3] - boxes[:, 1], boxes[:, 2] - boxes[:, 0]), initial=0.0))
         if not ((scores >= sure_score).sum() <= max_sure or tallest * scale >= float(out["above_px"])
