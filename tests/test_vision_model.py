@@ -103,6 +103,16 @@ def test_squashed_photo_is_read(recognizer, squash):
     assert found / total >= 0.9
 
 
+def test_a_row_squashed_tenfold_is_stretched_back(recognizer):
+    """A row of 17 standing tiles squashed into a square (tiles about 28 x 380 px): at a sixfold
+    stretch its boxes were still too thin to count as tiles and a wrong pass won (8 boxes, none
+    on a tile); the tenfold stretch finds them."""
+    from training.evaluate import evaluate
+
+    report = evaluate(ROOT / "tests" / "fixtures" / "vision-squashed", recognizer, progress=False)
+    assert report["tiles_found"] >= 0.9
+
+
 def small_hands():
     """Each fixture photo enlarged 2x and placed in a canvas 3x its size (as make bench-zoom
     does): the tiles are a few pixels at the detector's input. Yields (canvas, label boxes)."""
@@ -422,12 +432,12 @@ def test_slices_of_squashed_tiles_do_not_outvote_the_stretch_that_finds_them():
 
     rec._detect_once = detect_once
     boxes, scores, aspect = rec._aspect_retry(image, *detect_once(image))
-    assert aspect == pytest.approx(0.167) and len(boxes) == 12
+    assert aspect <= 0.167 + 1e-6 and len(boxes) == 12  # a stretch that undoes the squash
     # one tile-shaped box among the slices gives the photo as it is a quality above 0: its 47
     # sure boxes must still not count as 47 tiles found (they once set the count to beat)
     with_one = np.concatenate([slices, [[50, 380, 80, 416]]]).astype(np.float32)
     boxes, scores, aspect = rec._aspect_retry(image, with_one, np.full(len(with_one), 0.45, np.float32))
-    assert aspect == pytest.approx(0.167) and len(boxes) == 12
+    assert aspect <= 0.167 + 1e-6 and len(boxes) == 12  # a stretch that undoes the squash
 
 
 def _fake_closeup_recognizer(first, shrunk_boxes, closeup=None):

@@ -537,7 +537,7 @@ and mined, about 40 min, then a 20 min budget), the close-up detector (1 h from 
 
 Inference (`recognizer.json`): detector score >= {info.get('det_conf', 0.2)}, NMS IoU 0.5. When the first pass finds
 few sure, tile-shaped boxes (a photo squashed in width or height, as the publisher's 640x640 resize left
-about one valid photo in seven), the detector runs again on the photo stretched by 1/6 to 6 and keeps the
+about one valid photo in seven), the detector runs again on the photo stretched by 1/10 to 10 and keeps the
 surest pass. When the sure tiles are under 24 px tall at the detector's input (a hand filling a corner of
 a big photo), it looks again at the part of the photo holding them, and a big photo where it is sure of
 fewer than three tiles is searched in four overlapping quarters first. A close-up (a box over 150 px long at

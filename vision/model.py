@@ -44,10 +44,12 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # A photo whose width or height was squashed (a fixed-size resize, a webcam in the wrong
             # mode, a screenshot) leaves tiles too thin or too flat to find. When the first pass
             # finds few sure tiles, the detector runs again on the photo stretched by each factor
-            # (width / height) and keeps the pass whose tiles it is surest of.
+            # (width / height) and keeps the pass whose tiles it is surest of. Up to tenfold: a row
+            # of 18 standing tiles, a panorama squashed into the publisher's 640x640 square, needs
+            # about ten, and at six its boxes were still too thin to count as tiles.
             "aspect_retry": {"min_sure": 3, "sure_score": 0.25, "good_quality": 0.6, "tile_shape": [0.5, 1.0],
                              "count_share": 0.5, "margin": 0.05,
-                             "factors": [0.167, 0.25, 0.4, 0.625, 1.6, 2.5, 4.0, 6.0]},
+                             "factors": [0.1, 0.167, 0.25, 0.4, 0.625, 1.6, 2.5, 4.0, 6.0, 10.0]},
             # A hand that fills little of a big photo (the whole table in view, a webcam beside it)
             # shrinks to a few pixels a tile at the detector's input. When the sure tiles look
             # smaller than below_px there and the photo has the pixels, the detector looks again
