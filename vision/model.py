@@ -341,21 +341,29 @@ class Recognizer:
         """The close-up detector's boxes, scores and pass quality on a photo whose first pass
         (boxes, scores) may be of a close-up (DEFAULTS["closeup_detector"]); None when it is not
         asked or is sure of no tile or of more than a close-up holds."""
-        out = self.config.get("zoom_out") or DEFAULTS["zoom_out"]
         if self.closeup_detector is None:
             return None
+        out = self.config.get("zoom_out") or DEFAULTS["zoom_out"]
         sure_score = float(self._retry["sure_score"])
         max_sure = int(self._closeup["max_sure"])
-        scale = int(self.config["det_imgsz"]) / max(image.shape[:2])
-        tallest = float(np.max(np.maximum(boxes[:, 3] - boxes[:, 1], boxes[:, 2] - boxes[:, 0]), initial=0.0))
-        if not ((scores >= sure_score).sum() <= max_sure or tallest * scale >= float(out["above_px"])
-                or self._any_count_quality(boxes, scores) < float(self._retry["good_quality"])
-                or could_be_parts(boxes, int(out.get("parts_count", 0)), float(out.get("parts_span", 0.0)))):
+        tallest, blind = self._closeup_signs(boxes, scores, int(self.config["det_imgsz"]) / max(image.shape[:2]), out)
+        if not ((scores >= sure_score).sum() <= max_sure or tallest >= float(out["above_px"]) or blind):
             return None
         b, s = self._detect_once(image, self.closeup_detector)
         if not 0 < (s >= sure_score).sum() <= max_sure:
             return None
         return b, s, self._any_count_quality(b, s)
+
+    def _closeup_signs(self, boxes: np.ndarray, scores: np.ndarray, scale: float, cfg: dict) -> tuple[float, bool]:
+        """What a first pass (boxes, scores; photo pixels times scale = the detector's input) shows
+        of a close-up, with the zoom_out settings cfg: the longest box side at the input (a
+        stick column is as tall as its tile, a sideways tile as wide), and whether a tile may have
+        been too big to find at all (an unsure pass) or found as its parts, each sure and
+        tile-sized (the eight circles of an 8筒)."""
+        tallest = float(np.max(np.maximum(boxes[:, 3] - boxes[:, 1], boxes[:, 2] - boxes[:, 0]), initial=0.0)) * scale
+        blind = (self._any_count_quality(boxes, scores) < float(self._retry["good_quality"])
+                 or could_be_parts(boxes, int(cfg.get("parts_count", 0)), float(cfg.get("parts_span", 0.0))))
+        return tallest, blind
 
     def _zoom_in(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, zoom: dict, depth: int = 2
                  ) -> tuple[np.ndarray, np.ndarray]:
@@ -402,18 +410,11 @@ class Recognizer:
         the surest shrunk photo's boxes and scores if clearly surer than floor (the quality of the
         answer so far, read from the photo stretched or not), else None."""
         max_parts = int(cfg["max_parts"] if stretched else cfg.get("max_parts_unstretched", cfg["max_parts"]))
-        size = int(self.config["det_imgsz"])
-        h, w = image.shape[:2]
-        scale = size / max(h, w)
+        scale = int(self.config["det_imgsz"]) / max(image.shape[:2])
         retry = self._retry
-        first = self._any_count_quality(boxes, scores)
-        # the long side: a stick column is as tall as its tile, a sideways tile as wide
-        tallest = float(np.max(np.maximum(boxes[:, 3] - boxes[:, 1], boxes[:, 2] - boxes[:, 0]), initial=0.0)) * scale
+        tallest, blind = self._closeup_signs(boxes, scores, scale, cfg)
         shrinks = [float(cfg["target_px"]) / tallest] if tallest >= float(cfg["above_px"]) else []
-        # perhaps a tile too big to be found at all; or a few boxes that are one close tile's
-        # parts, each sure and tile-sized (the eight circles of an 8筒)
-        if first < float(retry["good_quality"]) or could_be_parts(boxes, int(cfg.get("parts_count", 0)),
-                                                                  float(cfg.get("parts_span", 0.0))):
+        if blind:
             shrinks += [float(f) for f in cfg["blind"]]
         best = (floor + float(cfg["margin"]), None, None)
         for shrink in shrinks:
