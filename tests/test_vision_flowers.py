@@ -185,7 +185,7 @@ def test_procedural_flowers_carry_their_sets_printed_numbers():
 
 def test_adapt_tunes_the_reader_on_the_players_flowers_and_keeps_the_previous_one(tmp_path):
     torch = pytest.importorskip("torch")
-    from training.adapt_flowers import WEIGHTS_FILE, adapt_reader
+    from training.adapt_readers import WEIGHTS_FILE, adapt_reader
     from training.train_flower_reader import export_onnx, from_classifier, procedural_flowers
 
     try:
@@ -212,7 +212,7 @@ def test_adapt_tunes_the_reader_on_the_players_flowers_and_keeps_the_previous_on
 
 def test_reader_rehearsal_reaches_the_flowers_the_players_photos_lack():
     torch = pytest.importorskip("torch")
-    from training.adapt_flowers import fine_tune
+    from training.adapt_readers import fine_tune
     from training.train_flower_reader import from_classifier, procedural_flowers
 
     try:

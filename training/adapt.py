@@ -8,11 +8,13 @@ Once the held-out photos have shown that fine-tuning helps, the classifier insta
 fine-tuned once more on every photo: five photos are too few to leave one unused.
 Then the detector: when the recognizer misses or invents tiles on the corrected photos (against
 the boxes the player confirmed), it is fine-tuned the same way, held photo, install-if-better
-and all (training/adapt_detector.py); one calibration photo leaves no photo to hold out, so
+and all (training/adapt_detector.py; the close-up detector likewise, on the confirmed photos of
+a few tiles); one calibration photo leaves no photo to hold out, so
 there the detector is left as it is (measured: see that module). Then the tile check
 (vision/verifier.py), likewise (training/adapt_verifier.py): the boxes the player deleted are
 what it learns to drop.
-The flower reader is tuned on the flower and season crops too (training/adapt_flowers.py).
+The flower reader is tuned on the flower and season crops too, and the character reader on the
+萬 crops (training/adapt_readers.py).
 Both fine-tunings rehearse every class on procedural tiles drawn in the player's look
 (training/adapt_replay.py), so that five photos lacking a tile do not teach the models to forget it.
 """
@@ -34,7 +36,7 @@ import torch
 from torch.nn import functional as F
 
 from training import ensemble
-from training.adapt_detector import DET_EPOCHS, adapt_detector, keep_previous
+from training.adapt_detector import DET_EPOCHS, adapt_closeup_detector, adapt_detector, keep_previous
 from training.adapt_verifier import adapt_verifier
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss, replay_for
 from training.augment import photometric, rotate_cw
@@ -224,12 +226,13 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
         new = fine_tune(load_net(models_dir), crops, cls, epochs=epochs, seed=seed, numbers=nums, replay=replay)
     if installed:
         install(new, models_dir, crops)
-    from training.adapt_flowers import adapt_reader  # which builds on this module's helpers
+    from training.adapt_readers import CHARACTERS, FLOWERS, adapt_reader  # which build on this module's helpers
 
-    reader = adapt_reader(models_dir, crops, cls, held, nums, seed=seed, install_if_better=install_if_better,
-                          replay=replay)
+    readers = {f"{kind.name}_reader": adapt_reader(models_dir, crops, cls, held, nums, seed=seed,
+                                                   install_if_better=install_if_better, replay=replay, kind=kind)
+               for kind in (FLOWERS, CHARACTERS)}
     return {"train_crops": int(train_idx.sum()), "held_out_crops": int(test_idx.sum()),
-            "flower_reader": reader, "rehearsal": replay_report,
+            **readers, "rehearsal": replay_report,
             "dark_ink_looks": len(crops) > given,
             "held_out_by_photo": bool(held.any()), "old_accuracy": old_acc, "new_accuracy": new_acc,
             "old_number_accuracy": old_num, "new_number_accuracy": new_num,
@@ -283,9 +286,12 @@ def _with_detector(report: dict, models_dir: Path, photos, detector: bool, det_e
                    det_imgsz: int | None, seed: int) -> dict:
     if detector:
         report["detector"] = adapt_detector(Path(models_dir), photos, epochs=det_epochs, imgsz=det_imgsz, seed=seed)
-        # the tile check judges the (maybe new) detector's boxes, so it is tuned after it
+        report["closeup_detector"] = adapt_closeup_detector(Path(models_dir), photos, epochs=det_epochs,
+                                                            imgsz=det_imgsz, seed=seed)
+        # the tile check judges the (maybe new) detectors' boxes, so it is tuned after them
         report["verifier"] = adapt_verifier(Path(models_dir), photos, seed=seed)
-        report["total_seconds"] = report["seconds"] + report["detector"]["seconds"] + report["verifier"]["seconds"]
+        report["total_seconds"] = report["seconds"] + sum(report[k]["seconds"] for k in (
+            "detector", "closeup_detector", "verifier"))
     return report
 
 
@@ -350,7 +356,7 @@ def main(argv=None) -> int:
     ap.add_argument("--det-epochs", type=int, default=DET_EPOCHS, help="detector fine-tuning epochs")
     ap.add_argument("--det-imgsz", type=int, default=None, help="detector training size (default: its own)")
     ap.add_argument("--no-detector", action="store_true",
-                    help="adapt the classifier (and flower reader) only: not the detector nor the tile check")
+                    help="adapt the classifier (and its readers) only: not the detector nor the tile check")
     ap.add_argument("--no-rehearsal", action="store_true",
                     help="fine-tune on your tiles alone, without procedural tiles of every class in their look")
     args = ap.parse_args(argv)

@@ -13,6 +13,10 @@ darker and blurred is no check: measured on the adapt study (a KDE set never tra
 detector tuned on its calibration photo passed that check (1 -> 0 errors) and then found 97.1%
 of the test photos' tiles instead of 99.4%, with 67 extras instead of 38. So the detector is
 tuned from two photos or more only; `adapt --calibration` adapts the classifier alone.
+
+The close-up detector (vision/model.py CLOSEUP_DETECTOR_FILE) answers only photos of a few
+tiles, so it is tuned the same way on the confirmed photos of at most its `max_sure` tiles
+(adapt_closeup_detector), when there are two or more and the recognizer errs on them.
 """
 from __future__ import annotations
 
@@ -29,9 +33,11 @@ import numpy as np
 
 from training.dataset import write_labels, xyxy_to_labels
 from training.evaluate import score
+from vision.model import CLOSEUP_DETECTOR_FILE, DEFAULTS, load_config
 
 WEIGHTS_FILE = "detector.pt"
 ONNX_FILE = "detector.onnx"
+CLOSEUP_WEIGHTS_FILE = "detector_closeup.pt"
 DET_EPOCHS = 10
 DET_LR = 0.001
 MIN_PHOTOS = 2  # one to tune on, one held out (see the module doc)
@@ -130,56 +136,81 @@ def keep_previous(models_dir: Path, names) -> None:
             shutil.copy2(Path(models_dir) / name, prev / name)
 
 
-def install(models_dir: Path, weights: Path, onnx: Path) -> None:
-    """Keep the current detector under previous/, then put the new one in place."""
+def install(models_dir: Path, weights: Path, onnx: Path, files: tuple[str, str] = (WEIGHTS_FILE, ONNX_FILE)) -> None:
+    """Keep the current detector (the one files name) under previous/, then put the new one in place."""
     models_dir = Path(models_dir)
-    keep_previous(models_dir, (WEIGHTS_FILE, ONNX_FILE))
-    shutil.copy2(weights, models_dir / WEIGHTS_FILE)
-    shutil.copy2(onnx, models_dir / ONNX_FILE)
+    keep_previous(models_dir, files)
+    shutil.copy2(weights, models_dir / files[0])
+    shutil.copy2(onnx, models_dir / files[1])
+
+
+def closeup_photos(photos, max_tiles: int) -> list:
+    """The confirmed photos of one to max_tiles tiles: those the close-up detector may answer."""
+    return [p for p in photos if 0 < len(np.asarray(p[1]).reshape(-1, 4)) <= max_tiles]
 
 
 def adapt_detector(models_dir: Path, photos, epochs: int = DET_EPOCHS, imgsz: int | None = None,
                    holdout_share: float = 0.25, seed: int = 0, refit: bool = True, threads: int = 2,
-                   work: Path | None = None, log=print) -> dict:
-    """Fine-tune the detector on [(BGR image, confirmed boxes xyxy)] if it misses or invents tiles
-    there, and install it if it does better on the held part. Returns a report (seconds included)."""
+                   work: Path | None = None, log=print, files: tuple[str, str] = (WEIGHTS_FILE, ONNX_FILE),
+                   subject: str = "detector") -> dict:
+    """Fine-tune the detector (the one files name: weights, ONNX) on [(BGR image, confirmed boxes
+    xyxy)] if the recognizer misses or invents tiles there, and install it if it does better on
+    the held part. Returns a report (seconds included)."""
     import torch
 
     from training.train_detector import export_detector
     from vision.model import Recognizer
 
     models_dir = Path(models_dir)
+    weights_file, onnx_file = files
     t0, cpu0 = time.time(), time.process_time()
     torch.set_num_threads(threads)
     current = Recognizer(models_dir, threads=threads)
     imgsz = int(imgsz or current.config["det_imgsz"])
     before = detector_errors(current, photos)
     report = {"photos": len(photos), "before_all": before, "epochs": epochs, "imgsz": imgsz, "installed": False}
-    if not (models_dir / WEIGHTS_FILE).exists():
-        return {**report, "skipped": f"no {WEIGHTS_FILE} to fine-tune", "seconds": time.time() - t0}
-    why = why_not_tune(before, photos, "the detector", "detector")
+    if not (models_dir / weights_file).exists():
+        return {**report, "skipped": f"no {weights_file} to fine-tune", "seconds": time.time() - t0}
+    why = why_not_tune(before, photos, f"the {subject}", subject)
     if why:
         return {**report, "skipped": why, "seconds": time.time() - t0}
     train, test = held_split(photos, holdout_share, seed)
     own = Path(tempfile.mkdtemp(prefix="adapt-det-")) if work is None else Path(work)
     try:
-        log(f"detector: {before['missed']} of {before['tiles']} confirmed tiles missed, {before['extra']} invented; "
+        log(f"{subject}: {before['missed']} of {before['tiles']} confirmed tiles missed, {before['extra']} invented; "
             f"fine-tuning {epochs} epochs on {len(train)} photos at {imgsz} px")
-        weights = fine_tune(models_dir / WEIGHTS_FILE, train, own / "tune", epochs, imgsz, seed, threads)
-        onnx = export_detector(weights, own / "tune" / ONNX_FILE, imgsz=int(current.config["det_imgsz"]))
+        weights = fine_tune(models_dir / weights_file, train, own / "tune", epochs, imgsz, seed, threads)
+        onnx = export_detector(weights, own / "tune" / onnx_file, imgsz=int(current.config["det_imgsz"]))
         old = detector_errors(current, test)
-        new = detector_errors(Recognizer(candidate_models(models_dir, onnx, own / "candidate"), threads=threads), test)
+        new = detector_errors(Recognizer(candidate_models(models_dir, onnx, own / "candidate", onnx_file),
+                                         threads=threads), test)
         installed = new["errors"] < old["errors"]
         report.update(held_out_photos=len(test), held_out_by_photo=True, old_held=old, new_held=new,
                       installed=installed, installed_trained_on=len(train))
         if installed and refit:
-            weights = fine_tune(models_dir / WEIGHTS_FILE, photos, own / "refit", epochs, imgsz, seed, threads)
-            onnx = export_detector(weights, own / "refit" / ONNX_FILE, imgsz=int(current.config["det_imgsz"]))
+            weights = fine_tune(models_dir / weights_file, photos, own / "refit", epochs, imgsz, seed, threads)
+            onnx = export_detector(weights, own / "refit" / onnx_file, imgsz=int(current.config["det_imgsz"]))
             report["installed_trained_on"] = len(photos)
         if installed:
-            install(models_dir, weights, onnx)
+            install(models_dir, weights, onnx, files)
             report["after_all"] = detector_errors(Recognizer(models_dir, threads=threads), photos)
     finally:
         if work is None:
             shutil.rmtree(own, ignore_errors=True)
     return {**report, "seconds": time.time() - t0, "cpu_seconds": time.process_time() - cpu0}
+
+
+def adapt_closeup_detector(models_dir: Path, photos, **kw) -> dict:
+    """adapt_detector for the close-up detector, on the confirmed photos it may answer (at most
+    its max_sure tiles); skipped without one or without two such photos."""
+    models_dir = Path(models_dir)
+    settings = load_config(models_dir).get("closeup_detector")
+    if settings is None or not (models_dir / CLOSEUP_DETECTOR_FILE).exists():
+        return {"photos": 0, "installed": False, "skipped": "no close-up detector in use", "seconds": 0.0}
+    max_tiles = int({**DEFAULTS["closeup_detector"], **settings}["max_sure"])
+    close = closeup_photos(photos, max_tiles)
+    if len(close) < MIN_PHOTOS:
+        return {"photos": len(close), "installed": False, "seconds": 0.0,
+                "skipped": f"it reads photos of at most {max_tiles} tiles: {MIN_PHOTOS} such photos or more are needed"}
+    return adapt_detector(models_dir, close, files=(CLOSEUP_WEIGHTS_FILE, CLOSEUP_DETECTOR_FILE),
+                          subject="close-up detector", **kw)

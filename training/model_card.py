@@ -358,6 +358,50 @@ def _flower_row(info: dict) -> str:
             f"{info.get('flower_reader_mb', 0):.1f} MB |\n")
 
 
+def _character_row(info: dict) -> str:
+    cr = info.get("character_reader")
+    if not cr:
+        return ""
+    return (f"| `character_reader.onnx` | the classifier's network with 9 classes (1m-9m), started from the classifier's "
+            f"weights (`training/train_character_reader.py`), fp32, softmax inside: run only on crops the classifier "
+            f"puts in the 萬 group (`vision/characters.py`) | as `flower_reader.onnx` | "
+            f"{info.get('character_reader_mb', 0):.1f} MB |\n")
+
+
+def _character_section(info: dict) -> str:
+    cr = info.get("character_reader")
+    if not cr:
+        return ""
+    crops = " | ".join(f"{_pct(cr.get(k, {}).get('right'))} ({cr.get(k, {}).get('crops')})"
+                       for k in ("valid", "held_out_style", "seen_styles"))
+    runs = cr.get("pipeline", [])
+    table = ""
+    if runs:
+        table = ("\nThe whole recognizer without the reader -> with it (`inference.character_reader`: null turns it "
+                 "off), where each set's 萬 tiles are read:\n\n| photos | 萬 tiles right | tiles right | photos exactly right "
+                 "| photos all right |\n|---|---|---|---|---|\n" + "".join(
+                     f"| {r['name']} | {r['char_before']} -> {r['char_after']} | {r['tiles_before']} -> {r['tiles_after']} | "
+                     f"{r['exact_before']} -> {r['exact_after']} | {r['all_before']} -> {r['all_after']} |\n" for r in runs))
+    return f"""## Numerals above 萬 (the character reader)
+
+Each set writes the numerals above 萬 in its own hand (brush, Kai, Ming; 伍 or 五; a 七 like 乜), and the
+training photos' HK sets also print the number in a corner, which the classifier can lean on. Tiles the
+classifier puts in the 萬 group (at least half its probability) are cut again from the photo at
+{cr.get('store')} px and read at {cr.get('input')} px by `character_reader.onnx`; its reading joins the classifier's inside
+the group, weighted by `inference.character_reader.weight` (0.5; whether the tile is a 萬 stays the
+classifier's call). Trained {cr.get('train_minutes', 0):.0f} min ({cr.get('steps')} steps of 64, lr {cr.get('lr')}, from the
+{"reader's own weights" if cr.get('init') == 'reader' else "classifier's weights"}): {int(100 * (1 - cr.get('real_share', 0.3)))}% of each batch is 萬 tiles of 24 procedural sets drawn fresh every
+epoch (never the held-out style), the rest the data set's {cr.get('real_train_crops')} real 萬 crops, {int(100 * cr.get('corner_erase_share', 0))}% of them with
+two to four corners painted over (where HK sets print their index). The reader alone on crops cut at the
+labelled boxes:
+
+| valid split, real HK 萬 (crops) | procedural sets, held-out style | procedural sets, styles seen |
+|---|---|---|
+| {crops} |
+{table}
+"""
+
+
 def _closeup_row(info: dict) -> str:
     c = info.get("closeup_detector")
     if not c:
@@ -435,7 +479,7 @@ and of the printed number, joins the classifier's inside the group, weighted by
 `inference.flower_reader.weight` in `recognizer.json` (1: the reader's alone); whether the tile is a
 flower stays the classifier's call. The default tile set then maps the tile by its number
 (`vision/tilesets.json`; a set can still be chosen). `adapt` tunes the reader too, on the player's
-flower crops (`training/adapt_flowers.py`).
+flower crops (`training/adapt_readers.py`).
 Trained {_reader_rounds(fr)} on the data
 set's {fr.get('real_train_crops')} real flower crops (30% of each batch) and the flowers of 24 procedural sets drawn fresh
 every epoch (never the held-out style). Its figures on crops cut at the labelled boxes, the
@@ -475,7 +519,7 @@ ONNX models run by `vision/model.py` (onnxruntime, CPU):
 |---|---|---|---|
 | `detector.onnx` | YOLO11n (ultralytics, trained from scratch, no pretrained weights), one class "tile" (face-up or face-down) | RGB, long side {info.get('det_imgsz')}, short side as the photo's aspect leaves (rounded up to 32) | {info.get('detector_mb', 0):.1f} MB |
 | `classifier.onnx` | {_classifier_what(info)} (`training/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters in all, int8 after ONNX Runtime static quantization calibrated on 512 training crops: `training/quantize.py`): 43 classes, a 4-way rotation head and a 4-way printed-number head (flowers) | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
-{_closeup_row(info)}{_first_row(info)}{_flower_row(info)}{_verifier_row(info)}| `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
+{_closeup_row(info)}{_first_row(info)}{_flower_row(info)}{_character_row(info)}{_verifier_row(info)}| `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
 | `detector.pt` | the detector's ultralytics weights (optimizer stripped), the starting point of the next training round | | |
 {"| `detector_closeup.pt` | the close-up detector's ultralytics weights | | |" + chr(10) if info.get("closeup_detector") else ""}| `recognizer.json` | inference settings and the figures below | | |
 
@@ -531,9 +575,9 @@ with the crop's own turn this gives upright / upside_down / sideways.
 Training time of the shipped models on this 2-core CPU, every round counted: detector
 {_total_minutes(info)[0]:.0f} min{_gpu_minutes(info)}, classifier {_total_minutes(info)[1]:.0f} min. `make train` (`python -m vision train`
 with its defaults) rebuilds every model from scratch in one sitting: a 0.8 h detector budget, a 35 min classifier
-budget and a 40 min budget for its second member, a 30 min flower reader budget, the tile check (900 photos drawn
+budget and a 40 min budget for its second member, a 30 min flower reader budget, a 25 min character reader budget, the tile check (900 photos drawn
 and mined, about 40 min, then a 20 min budget), the close-up detector (1 h from the detector just trained, with
-500 new procedural photos, 35% of them close-ups) and the evaluation, about 4.7 h on two cores; `--det-init` / `--cls-init` add fine-tuning rounds.
+500 new procedural photos, 35% of them close-ups) and the evaluation, about 5.1 h on two cores; `--det-init` / `--cls-init` add fine-tuning rounds.
 
 Inference (`recognizer.json`): detector score >= {info.get('det_conf', 0.2)}, NMS IoU 0.5. When the first pass finds
 few sure, tile-shaped boxes (a photo squashed in width or height, as the publisher's 640x640 resize left
@@ -568,7 +612,7 @@ detector score x class probability. Then phantom boxes are screened out or flagg
 Flowers and seasons: {fl or 'n/a'}.
 Worst confusions: {conf or 'none'}.
 
-{_flower_section(info)}{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_sections(info)}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
+{_flower_section(info)}{_character_section(info)}{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_sections(info)}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
 ## Limits
 
 - Trained on HK-style tiles with corner indices; Taiwanese sets without indices and with other flower art

@@ -1,4 +1,4 @@
-"""`python -m vision train`: rebuild the models (detector, classifier, flower reader, tile check) from the
+"""`python -m vision train`: rebuild the models (detector, close-up detector, classifier, flower and character readers, tile check) from the
 shared data, export ONNX, evaluate, write the card.
 
 Seeded; the schedules are time-boxed (detector in hours, classifier in minutes) so a run
@@ -76,6 +76,13 @@ def parse(argv):
     ap.add_argument("--flower-lr", type=float, default=3e-4, help="flower reader peak learning rate")
     ap.add_argument("--skip-flower-reader", action="store_true",
                     help="keep models/flower_reader.onnx (and what the card says of it) as it is")
+    ap.add_argument("--char-minutes", type=float, default=25.0, help="character reader time budget")
+    ap.add_argument("--char-init", help="start the character reader from these classifier weights "
+                                        "(default: the models folder's classifier.pt), or from a reader's own "
+                                        "character_reader.pt for a further round")
+    ap.add_argument("--char-lr", type=float, default=3e-4, help="character reader peak learning rate")
+    ap.add_argument("--skip-character-reader", action="store_true",
+                    help="keep models/character_reader.onnx (and what the card says of it) as it is")
     ap.add_argument("--verifier-minutes", type=float, default=20.0, help="tile check time budget")
     ap.add_argument("--verifier-photos", type=int, default=900,
                     help="procedural table photos the tile check mines the detector's boxes on")
@@ -146,6 +153,8 @@ def main(argv=None) -> int:
         members_stage(args, info, data_root, artwork, work, models)
     if not args.skip_flower_reader:
         flower_reader_stage(args, info, data_root, work, models)
+    if not args.skip_character_reader:
+        character_reader_stage(args, info, data_root, work, models)
     if not args.skip_verifier:
         verifier_stage(args, info, data_root, work, models)
     info["cls_params"] = sum(p.numel() for p in TileNet().parameters()) * (1 + len(info.get("cls_members", [])))
@@ -274,6 +283,24 @@ def flower_reader_stage(args, info: dict, data_root: Path, work: Path, models: P
     info["flower_reader"] = metrics
 
 
+def character_reader_stage(args, info: dict, data_root: Path, work: Path, models: Path) -> None:
+    """Train models/character_reader.onnx from the classifier's weights and note it in info."""
+    import torch
+
+    from training import train_character_reader as tr
+    from vision.characters import READER_FILE
+
+    cr_work = work / "classifier"  # the crop caches the classifier's stage made
+    cr_work.mkdir(parents=True, exist_ok=True)
+    init = Path(args.char_init) if args.char_init else models / "classifier.pt"
+    metrics = tr.train_character_reader(data_root, cr_work, models / READER_FILE, args.char_minutes,
+                                        init if init.exists() else None, seed=args.seed, threads=args.threads,
+                                        lr=args.char_lr, log=lambda s: print(s, flush=True))
+    torch.save(torch.load(cr_work / "character_reader_last.pt"), models / tr.WEIGHTS_FILE)
+    metrics["init"] = "reader" if init.name == tr.WEIGHTS_FILE else "classifier"
+    info["character_reader"] = metrics
+
+
 def verifier_stage(args, info: dict, data_root: Path, work: Path, models: Path) -> None:
     """Train models/verifier.onnx on the boxes of the detector just trained, and note it in info."""
     from training import train_verifier as tv
@@ -292,6 +319,7 @@ def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int)
     from training.evaluate import evaluate, format_report
     from training.label_fixes import load_fixes
     from training.model_card import write_card
+    from vision.characters import READER_FILE as CHARACTER_READER_FILE
     from vision.flowers import READER_FILE
     from vision.model import CLASSIFIER_FIRST_FILE, CLOSEUP_DETECTOR_FILE, CONFIG_FILE, Recognizer
     from vision.verifier import VERIFIER_FILE
@@ -315,6 +343,8 @@ def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int)
         info["classifier_first_mb"] = (models / CLASSIFIER_FIRST_FILE).stat().st_size / 1e6
     if (models / READER_FILE).exists():
         info["flower_reader_mb"] = (models / READER_FILE).stat().st_size / 1e6
+    if (models / CHARACTER_READER_FILE).exists():
+        info["character_reader_mb"] = (models / CHARACTER_READER_FILE).stat().st_size / 1e6
     if (models / VERIFIER_FILE).exists():
         info["verifier_mb"] = (models / VERIFIER_FILE).stat().st_size / 1e6
     card_path.write_text(json.dumps(config, indent=1))

@@ -48,29 +48,29 @@ class Reader(nn.Module):
         return F.softmax(a, 1), F.softmax(c, 1)
 
 
-def from_classifier(path: Path | None) -> TileNet:
-    """A TileNet with 8 classes whose features, number head and flower rows of the class head
-    come from the classifier's weights at path (its first member if it is an ensemble; fresh
-    weights without one)."""
+def from_classifier(path: Path | None, classes=FLOWER_CLASSES) -> TileNet:
+    """A TileNet with a class head for classes (the 8 flowers unless said) whose features,
+    number head and those rows of the class head come from the classifier's weights at path
+    (its first member if it is an ensemble; fresh weights without one)."""
     net = first_member(path) if path else TileNet()
     head = net.cls_head
-    net.cls_head = nn.Linear(head.in_features, len(FLOWER_CLASSES))
+    net.cls_head = nn.Linear(head.in_features, len(classes))
     with torch.no_grad():
-        net.cls_head.weight.copy_(head.weight[list(FLOWER_CLASSES)])
-        net.cls_head.bias.copy_(head.bias[list(FLOWER_CLASSES)])
+        net.cls_head.weight.copy_(head.weight[list(classes)])
+        net.cls_head.bias.copy_(head.bias[list(classes)])
     return net
 
 
-def start_from(path: Path | None) -> TileNet:
+def start_from(path: Path | None, classes=FLOWER_CLASSES) -> TileNet:
     """The reader's starting point: a reader's own weights (a further round), or
     from_classifier's network made from a classifier's weights (or fresh ones without a path)."""
     if path is not None:
         state = torch.load(path, map_location="cpu")
-        if state.get("cls_head.weight") is not None and state["cls_head.weight"].shape[0] == len(FLOWER_CLASSES):
-            net = from_classifier(None)
+        if state.get("cls_head.weight") is not None and state["cls_head.weight"].shape[0] == len(classes):
+            net = from_classifier(None, classes)
             net.load_state_dict(state)
             return net
-    return from_classifier(path)
+    return from_classifier(path, classes)
 
 
 def real_flowers(cache: dict) -> dict:
@@ -83,13 +83,15 @@ def real_flowers(cache: dict) -> dict:
             "num": np.array([REAL_NUMBERS[int(c)] - 1 for c in cls], np.int64)}
 
 
-def procedural_flowers(rng: np.random.Generator, sets: int, per_class: int, held_out: bool = False) -> dict:
-    """Flower crops of freshly drawn procedural sets (held_out: of the style left out of training)."""
+def procedural_group(rng: np.random.Generator, sets: int, per_class: int, classes, held_out: bool = False) -> dict:
+    """Crops of classes (class: their index in classes) from freshly drawn procedural sets
+    (held_out: of the style left out of training), with the number each set prints on them
+    (0-3; -1 where it prints none: only flowers and seasons do)."""
     crops, cls, num = [], [], []
     for _ in range(sets):
         tileset = procedural.make_tileset(procedural.random_style(rng, held_out=held_out), rng)
         dark = tileset["style"].get("scheme") == "dark"
-        for k, c in enumerate(FLOWER_CLASSES):
+        for k, c in enumerate(classes):
             for _ in range(per_class):
                 tilted = rng.random() < TILTED_SHARE
                 crop = procedural_crop(tileset, c, rng, None, max_angle=45.0 if tilted else 0.0,
@@ -98,8 +100,13 @@ def procedural_flowers(rng: np.random.Generator, sets: int, per_class: int, held
                     crop = dark_ink(crop)  # the look the recognizer also takes at a light-ink set
                 crops.append(crop)
                 cls.append(k)
-                num.append(tileset["numbers"][c] - 1)
+                num.append(tileset["numbers"].get(c, 0) - 1)
     return {"crops": np.stack(crops), "cls": np.array(cls, np.int64), "num": np.array(num, np.int64)}
+
+
+def procedural_flowers(rng: np.random.Generator, sets: int, per_class: int, held_out: bool = False) -> dict:
+    """Flower crops of freshly drawn procedural sets (held_out: of the style left out of training)."""
+    return procedural_group(rng, sets, per_class, FLOWER_CLASSES, held_out)
 
 
 def reader_view(crop: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:

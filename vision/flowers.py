@@ -32,9 +32,10 @@ GROUP = np.array(FLOWER_CLASSES)
 DEFAULTS = {"min_group": 0.5, "weight": 0.5, "store": FLOWER_STORE, "input": FLOWER_INPUT}
 
 
-def in_group(p_cls: np.ndarray, min_group: float) -> np.ndarray:
-    """Crops whose class probability in the flower and season group is at least min_group."""
-    return p_cls[:, GROUP].sum(1) >= min_group if len(p_cls) else np.zeros(0, bool)
+def in_group(p_cls: np.ndarray, min_group: float, group: np.ndarray = GROUP) -> np.ndarray:
+    """Crops whose class probability in the group (the flowers and seasons unless said) is at
+    least min_group."""
+    return p_cls[:, group].sum(1) >= min_group if len(p_cls) else np.zeros(0, bool)
 
 
 def reader_input(image: np.ndarray, boxes, turned, store: int, size: int, light_ink: bool) -> np.ndarray:
@@ -48,18 +49,19 @@ def reader_input(image: np.ndarray, boxes, turned, store: int, size: int, light_
 
 
 def merge(p_cls: np.ndarray, p_num: np.ndarray | None, rows: np.ndarray, reader: tuple,
-          weight: float) -> tuple[np.ndarray, np.ndarray | None]:
-    """The classifier's probabilities with the reader's (p8 (M, 8), p_num (M, 4)) for the M rows
-    it read: inside the flower group the class share moves toward the reader's by weight, the
-    group's total kept (whether a tile is a flower stays the classifier's call)."""
+          weight: float, group: np.ndarray = GROUP) -> tuple[np.ndarray, np.ndarray | None]:
+    """The classifier's probabilities with the reader's (p8 (M, 8), p_num (M, 4) or None) for the
+    M rows it read: inside the group (the flowers unless said) the class share moves toward the
+    reader's by weight, the group's total kept (whether a tile is in the group stays the
+    classifier's call)."""
     p_cls = p_cls.copy()
     r_cls, r_num = reader
-    mass = p_cls[rows][:, GROUP].sum(1, keepdims=True)
-    own = p_cls[rows][:, GROUP] / np.maximum(mass, 1e-9)
+    mass = p_cls[rows][:, group].sum(1, keepdims=True)
+    own = p_cls[rows][:, group] / np.maximum(mass, 1e-9)
     block = p_cls[rows]
-    block[:, GROUP] = mass * ((1 - weight) * own + weight * r_cls)
+    block[:, group] = mass * ((1 - weight) * own + weight * r_cls)
     p_cls[rows] = block
-    if p_num is not None:
+    if p_num is not None and r_num is not None:
         p_num = p_num.copy()
         p_num[rows] = (1 - weight) * p_num[rows] + weight * r_num
     return p_cls, p_num

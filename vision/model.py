@@ -1,5 +1,6 @@
-"""Inference: ONNX tile detector + ONNX tile classifier (+ the flower reader and the tile check
-where the models folder has them: vision/flowers.py, vision/verifier.py), run with onnxruntime.
+"""Inference: ONNX tile detector + ONNX tile classifier (+ the character and flower readers and
+the tile check where the models folder has them: vision/characters.py, vision/flowers.py,
+vision/verifier.py), run with onnxruntime.
 
 Recognizer(models_dir).recognize(image_bgr) -> [{"cls", "box", "confidence", "rotation"}], and
 "suspect" (why) on a tile kept but worth the player's check (vision/screen.py), and on a
@@ -15,6 +16,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.characters import DEFAULTS as CHARACTER_DEFAULTS
+from vision.characters import READER_FILE as CHARACTER_READER_FILE
+from vision.characters import CharacterReader
 from vision.classes import FLOWER_CLASSES
 from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_set, to_input
 from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
@@ -96,6 +100,9 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # the flower reader's second look at tiles the classifier puts in the flower and
             # season group at min_group or more (vision/flowers.py), averaged with the classifier's
             "flower_reader": dict(FLOWER_DEFAULTS),
+            # the character reader's second look at tiles the classifier puts in the 萬 group
+            # (vision/characters.py), likewise averaged with the classifier's
+            "character_reader": dict(CHARACTER_DEFAULTS),
             # phantom boxes (inside another tile, slivers at the edge, unreadable): vision/screen.py
             "screen": SCREEN_DEFAULTS}
 ROTATION_NAMES = ("upright", "sideways", "upside_down", "sideways")  # by quarter turns clockwise
@@ -299,6 +306,11 @@ class Recognizer:
         self.flowers = None
         if (models_dir / READER_FILE).exists() and self.config.get("flower_reader", {}) is not None:
             self.flowers = FlowerReader(make_session(models_dir / READER_FILE, threads), self.config.get("flower_reader"))
+        # the character reader, likewise optional; "character_reader": null turns it off
+        self.characters = None
+        if (models_dir / CHARACTER_READER_FILE).exists() and self.config.get("character_reader", {}) is not None:
+            self.characters = CharacterReader(make_session(models_dir / CHARACTER_READER_FILE, threads),
+                                              self.config.get("character_reader"))
         # the tile check, likewise optional; "verifier": null turns it off
         self.verifier = None
         if (models_dir / VERIFIER_FILE).exists() and self.config.get("verifier", {}) is not None:
@@ -589,6 +601,8 @@ class Recognizer:
         turned = [t for _, t in cut]
         light = self.is_light_ink(crops)
         p_cls, p_rot, p_num = self.classify_crops(crops, light)
+        if self.characters is not None:  # the numeral above 萬, read at a larger crop
+            p_cls = self.characters.refine(image, boxes, turned, p_cls, light)
         if self.flowers is not None:  # what flowers and seasons print, read at a larger crop
             p_cls, p_num = self.flowers.refine(image, boxes, turned, p_cls, p_num, light)
         p_tile = None

@@ -10,9 +10,9 @@ from pathlib import Path
 from .errors import ApiError
 
 MODEL_FILES = ("detector.onnx", "classifier.onnx")
-# read too when present: adapt may install a new flower reader or tile check alone
-OPTIONAL_FILES = ("flower_reader.onnx", "verifier.onnx", "recognizer.json", "classifier_first.onnx",
-                  "detector_closeup.onnx")
+# read too when present: adapt may install a new reader or tile check alone
+OPTIONAL_FILES = ("flower_reader.onnx", "character_reader.onnx", "verifier.onnx", "recognizer.json",
+                  "classifier_first.onnx", "detector_closeup.onnx")
 NO_MODEL = "no vision model installed yet"
 
 

@@ -1,15 +1,19 @@
-"""Adapting the flower reader (vision/flowers.py) to the player's own flower and season tiles.
+"""Adapting the flower reader (vision/flowers.py) to the player's own flower and season tiles,
+and the character reader (vision/characters.py) to their 萬 tiles.
 
-`python -m vision adapt` tunes the classifier on the player's crops; inside the flower group the
-reader's reading is averaged with the classifier's (inference.flower_reader.weight), so without
-this step an untaught reader would outvote half of what the classifier learnt of the set's flowers. The reader is tuned on the same flower crops
-(their class, and their printed number where the labels say it), held part, install-if-better
-and the previous files kept under models/previous/, as the classifier is.
+`python -m vision adapt` tunes the classifier on the player's crops; inside a reader's group the
+reader's reading is averaged with the classifier's (inference.flower_reader.weight,
+inference.character_reader.weight), so without this step an untaught reader would outvote half
+of what the classifier learnt of the set's flowers or numerals. Each reader is tuned on the same
+crops of its group (their class, and a flower's printed number where the labels say it), held
+part, install-if-better and the previous files kept under models/previous/, as the classifier is.
 """
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import cv2
 import numpy as np
@@ -19,14 +23,33 @@ from torch.nn import functional as F
 from training.adapt import MAX_JITTER, balanced_pick, number_targets
 from training.adapt_detector import keep_previous
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss
+from training import train_character_reader as tcr
 from training.train_classifier import NO_NUMBER
 from training.train_flower_reader import WEIGHTS_FILE, export_onnx, read_right, reader_view, start_from
-from vision.classes import FLOWER_CLASSES
+from vision.characters import READER_FILE as CHARACTER_READER_FILE
+from vision.classes import CHARACTER_CLASSES, FLOWER_CLASSES
 from vision.flowers import FLOWER_STORE, READER_FILE
 
 
-def load_reader(models_dir: Path):
-    return start_from(Path(models_dir) / WEIGHTS_FILE).eval()
+@dataclass(frozen=True)
+class ReaderKind:
+    """What adapt needs to know of one reader: its group, files and how to make and export it."""
+    name: str
+    classes: tuple
+    weights_file: str
+    onnx_file: str
+    start: Callable
+    export: Callable
+    numbers: bool  # does it read a printed number (flowers and seasons)
+
+
+FLOWERS = ReaderKind("flower", FLOWER_CLASSES, WEIGHTS_FILE, READER_FILE, start_from, export_onnx, True)
+CHARACTERS = ReaderKind("character", CHARACTER_CLASSES, tcr.WEIGHTS_FILE, CHARACTER_READER_FILE, tcr.start_from,
+                        tcr.export_onnx, False)
+
+
+def load_reader(models_dir: Path, kind: ReaderKind = FLOWERS):
+    return kind.start(Path(models_dir) / kind.weights_file).eval()
 
 
 def jittered(crops: np.ndarray, pick: np.ndarray, rng: np.random.Generator) -> torch.Tensor:
@@ -81,48 +104,49 @@ def fine_tune(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, steps: i
     return net.eval()
 
 
-def reader_crops(crops: np.ndarray, cls: np.ndarray, numbers: np.ndarray | None):
-    """The flower and season crops among CROP_STORE crops, at the reader's FLOWER_STORE (the same
-    margin), with their reader classes (0-7) and number targets."""
-    flower = np.isin(cls, FLOWER_CLASSES)
-    x = np.stack([cv2.resize(c, (FLOWER_STORE, FLOWER_STORE)) for c in crops[flower]]) if flower.any() \
+def reader_crops(crops: np.ndarray, cls: np.ndarray, numbers: np.ndarray | None, kind: ReaderKind = FLOWERS):
+    """The crops of the reader's group among CROP_STORE crops, at the reader's FLOWER_STORE (the
+    same margin), with their reader classes (0-7 for flowers) and number targets."""
+    mine = np.isin(cls, kind.classes)
+    x = np.stack([cv2.resize(c, (FLOWER_STORE, FLOWER_STORE)) for c in crops[mine]]) if mine.any() \
         else np.zeros((0, FLOWER_STORE, FLOWER_STORE, 3), np.uint8)
-    y = cls[flower].astype(np.int64) - FLOWER_CLASSES[0]
-    k = number_targets(None if numbers is None else np.asarray(numbers)[flower], len(y))
-    return x, y, k, flower
+    y = cls[mine].astype(np.int64) - kind.classes[0]
+    k = number_targets(None if numbers is None or not kind.numbers else np.asarray(numbers)[mine], len(y))
+    return x, y, k, mine
 
 
 def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, held: np.ndarray,
                  numbers: np.ndarray | None, seed: int = 0, steps: int = 150,
-                 install_if_better: bool = True, replay: dict | None = None) -> dict | None:
-    """Tune the reader on the flower and season crops among crops (stored at CROP_STORE; held:
-    the part to compare on, none for one photo: then the same tiles under other jitter);
-    None when there are none or the models folder has no reader. replay: adapt's rehearsal
-    tiles (training/adapt_replay.py), whose flowers join every batch."""
+                 install_if_better: bool = True, replay: dict | None = None, kind: ReaderKind = FLOWERS) -> dict | None:
+    """Tune the reader (the flower reader unless kind says) on the crops of its group among crops
+    (stored at CROP_STORE; held: the part to compare on, none for one photo: then the same tiles
+    under other jitter); None when there are none or the models folder has no such reader.
+    replay: adapt's rehearsal tiles (training/adapt_replay.py), whose tiles of the group join
+    every batch."""
     models_dir = Path(models_dir)
-    if not np.isin(cls, FLOWER_CLASSES).any() or not (models_dir / WEIGHTS_FILE).exists():
+    if not np.isin(cls, kind.classes).any() or not (models_dir / kind.weights_file).exists():
         return None
     t0 = time.time()
-    x, y, k, flower = reader_crops(crops, cls, numbers)
+    x, y, k, mine = reader_crops(crops, cls, numbers, kind)
     rehearsal = None
-    if replay is not None and np.isin(replay["cls"], FLOWER_CLASSES).any():
-        rehearsal = reader_crops(replay["crops"], replay["cls"], replay["numbers"])[:3]
-    held = held[flower]
+    if replay is not None and np.isin(replay["cls"], kind.classes).any():
+        rehearsal = reader_crops(replay["crops"], replay["cls"], replay["numbers"], kind)[:3]
+    held = held[mine]
     by_photo = bool(held.any() and (~held).any())
     train = ~held if by_photo else np.ones(len(y), bool)
     test = held if by_photo else np.ones(len(y), bool)
-    old = score(load_reader(models_dir), x[test], y[test], k[test])
-    new_net = fine_tune(load_reader(models_dir), x[train], y[train], k[train], steps=steps, seed=seed,
+    old = score(load_reader(models_dir, kind), x[test], y[test], k[test])
+    new_net = fine_tune(load_reader(models_dir, kind), x[train], y[train], k[train], steps=steps, seed=seed,
                         replay=rehearsal)
     new = score(new_net, x[test], y[test], k[test])
     installed = bool(install_if_better and new > old)
     if installed:
         if by_photo:  # five photos are too few to leave one unused (as the classifier's adapt)
-            new_net = fine_tune(load_reader(models_dir), x, y, k, steps=steps, seed=seed, replay=rehearsal)
-        keep_previous(models_dir, (WEIGHTS_FILE, READER_FILE))
-        torch.save(new_net.state_dict(), models_dir / WEIGHTS_FILE)
-        export_onnx(new_net, models_dir / READER_FILE)
-    return {"flower_crops": int(len(y)), "held_out_crops": int(test.sum()), "held_out_by_photo": by_photo,
+            new_net = fine_tune(load_reader(models_dir, kind), x, y, k, steps=steps, seed=seed, replay=rehearsal)
+        keep_previous(models_dir, (kind.weights_file, kind.onnx_file))
+        torch.save(new_net.state_dict(), models_dir / kind.weights_file)
+        kind.export(new_net, models_dir / kind.onnx_file)
+    return {f"{kind.name}_crops": int(len(y)), "held_out_crops": int(test.sum()), "held_out_by_photo": by_photo,
             "rehearsal_crops": 0 if rehearsal is None else int(len(rehearsal[1])),
             "old_accuracy": old,
             "new_accuracy": new, "installed": installed, "seconds": time.time() - t0}

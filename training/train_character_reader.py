@@ -1,0 +1,160 @@
+"""The character reader's training (vision/characters.py): which of 1m-9m a 萬 tile is, read at
+FLOWER_INPUT px from a FLOWER_STORE px crop (the flower reader's sizes).
+
+Like the flower reader it starts from the classifier's weights (training/train_flower_reader.py
+from_classifier, the 萬 rows of the class head). Most of each batch is 萬 tiles of procedural sets
+drawn fresh every epoch, whose numerals come from many fonts (training/procedural.py; never the
+held-out style); the rest is the data set's real 萬 crops, with their corners painted over on
+most of them: HK sets print an index there, and a reader that leans on it cannot read a
+Taiwanese set's numerals.
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from training.augment import erase_corners, photometric, rotate_cw
+from training.cls_net import TileNet
+from training.train_classifier import crop_cache, lr_at
+from training.train_flower_reader import procedural_group
+from training.train_flower_reader import start_from as reader_start
+from vision.classes import CHARACTER_CLASSES
+from vision.crops import to_input
+from vision.flowers import FLOWER_INPUT, FLOWER_STORE
+
+WEIGHTS_FILE = "character_reader.pt"  # its PyTorch weights beside the ONNX file
+SETS_PER_EPOCH = 24
+CROPS_PER_CLASS_AND_SET = 10
+PASSES = 2  # over each epoch's fresh crops, augmented anew: drawing them takes as long as one pass
+REAL_SHARE = 0.3  # of each batch: the data set's own 萬, so its sets stay read right
+CORNER_ERASE_SHARE = 0.8  # of those real crops: two to four corners painted over
+BATCH = 64
+
+
+class Reader(nn.Module):
+    """TileNet's features and its class head, as probabilities (the ONNX export)."""
+
+    def __init__(self, net: TileNet):
+        super().__init__()
+        self.net = net
+
+    def forward(self, x):
+        return F.softmax(self.net(x)[0], 1)
+
+
+def start_from(path: Path | None) -> TileNet:
+    """A reader's own weights (a further round), or a reader made from a classifier's weights."""
+    return reader_start(path, CHARACTER_CLASSES)
+
+
+def real_characters(cache: dict) -> dict:
+    """The 萬 crops of a split's crop cache at FLOWER_STORE, with class 0-8."""
+    keep = np.isin(cache["cls"], CHARACTER_CLASSES)
+    crops = np.stack([cv2.resize(c, (FLOWER_STORE, FLOWER_STORE)) for c in cache["crops"][keep]]) \
+        if keep.any() else np.zeros((0, FLOWER_STORE, FLOWER_STORE, 3), np.uint8)
+    return {"crops": crops, "cls": cache["cls"][keep].astype(np.int64) - CHARACTER_CLASSES[0]}
+
+
+def procedural_characters(rng: np.random.Generator, sets: int, per_class: int, held_out: bool = False) -> dict:
+    """萬 crops of freshly drawn procedural sets (held_out: of the style left out of training)."""
+    data = procedural_group(rng, sets, per_class, CHARACTER_CLASSES, held_out)
+    return {"crops": data["crops"], "cls": data["cls"]}
+
+
+def reader_view(crop: np.ndarray, rng: np.random.Generator, erase: bool = False) -> np.ndarray:
+    """A stored crop as the reader's (3, FLOWER_INPUT, FLOWER_INPUT) input, jittered, corners
+    painted over if erase, upright or upside down (the classifier's frame)."""
+    x = to_input(crop, rng, out=FLOWER_INPUT)
+    if erase:
+        x = erase_corners(x, rng, count=int(rng.integers(2, 5)))
+    x = photometric(x, rng)
+    return rotate_cw(x, 2 * int(rng.integers(2))).transpose(2, 0, 1)
+
+
+def batch(pool: dict, real: dict, rng: np.random.Generator, n: int = BATCH) -> tuple[torch.Tensor, torch.Tensor]:
+    xs, ys = [], []
+    for _ in range(n):
+        is_real = bool(len(real["cls"])) and rng.random() < REAL_SHARE
+        src = real if is_real else pool
+        j = int(rng.integers(len(src["cls"])))
+        xs.append(reader_view(src["crops"][j], rng, erase=is_real and rng.random() < CORNER_ERASE_SHARE))
+        ys.append(src["cls"][j])
+    return torch.from_numpy(np.stack(xs)).float() / 255, torch.as_tensor(np.array(ys))
+
+
+def predict(net: TileNet, crops: np.ndarray) -> np.ndarray:
+    """Class (0-8) probabilities for stored crops at FLOWER_STORE."""
+    net.eval()
+    out = []
+    with torch.no_grad():
+        for s in range(0, len(crops), 256):
+            x = np.stack([to_input(c, out=FLOWER_INPUT).transpose(2, 0, 1) for c in crops[s:s + 256]])
+            out.append(F.softmax(net(torch.from_numpy(x).float() / 255)[0], 1).numpy())
+    return np.concatenate(out) if out else np.zeros((0, len(CHARACTER_CLASSES)), np.float32)
+
+
+def metrics(net: TileNet, data: dict) -> dict:
+    if not len(data["cls"]):
+        return {}
+    return {"crops": int(len(data["cls"])), "right": float(np.mean(predict(net, data["crops"]).argmax(1) == data["cls"]))}
+
+
+def export_onnx(net: TileNet, path: Path) -> None:
+    model = Reader(net.eval().cpu()).eval()
+    dummy = torch.zeros(1, 3, FLOWER_INPUT, FLOWER_INPUT)
+    torch.onnx.export(model, dummy, str(path), input_names=["image"], output_names=["p_cls"],
+                      dynamic_axes={"image": {0: "n"}, "p_cls": {0: "n"}}, opset_version=17, dynamo=False)
+
+
+def train_character_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes: float,
+                           init_weights: Path | None, seed: int = 0, threads: int = 2, lr: float = 3e-4,
+                           log=print) -> dict:
+    """Train (time-boxed, cosine schedule), export, and return the figures on the valid split's
+    real 萬 and on procedural sets of the seen styles and of the held-out one."""
+    torch.manual_seed(seed)
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed)
+    work_dir = Path(work_dir)
+    real = real_characters(crop_cache(data_root, work_dir, "train"))
+    valid = real_characters(crop_cache(data_root, work_dir, "valid"))
+    held = procedural_characters(np.random.default_rng((seed, 99)), sets=8, per_class=4, held_out=True)
+    seen = procedural_characters(np.random.default_rng((seed, 98)), sets=8, per_class=4)
+    net = start_from(init_weights)
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
+    budget, t0, step, epoch, history = minutes * 60, time.time(), 0, 0, []
+    while time.time() - t0 < budget:
+        pool = procedural_characters(rng, SETS_PER_EPOCH, CROPS_PER_CLASS_AND_SET)
+        net.train()
+        losses = []
+        for _ in range(PASSES * len(pool["cls"]) // BATCH):
+            frac = (time.time() - t0) / budget
+            if frac >= 1:
+                break
+            for g in opt.param_groups:
+                g["lr"] = lr_at(frac, lr)
+            x, y = batch(pool, real, rng)
+            loss = F.cross_entropy(net(x)[0], y, label_smoothing=0.05)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+            step += 1
+        epoch += 1
+        history.append({"epoch": epoch, "steps": step, "loss": float(np.mean(losses)) if losses else None,
+                        "minutes": (time.time() - t0) / 60})
+        log(json.dumps(history[-1]))
+        torch.save(net.state_dict(), work_dir / "character_reader_last.pt")
+    out_onnx = Path(out_onnx)
+    out_onnx.parent.mkdir(parents=True, exist_ok=True)
+    export_onnx(net, out_onnx)
+    return {"valid": metrics(net, valid), "held_out_style": metrics(net, held), "seen_styles": metrics(net, seen),
+            "epochs": epoch, "steps": step, "train_minutes": (time.time() - t0) / 60, "history": history,
+            "input": FLOWER_INPUT, "store": FLOWER_STORE, "lr": lr, "real_train_crops": int(len(real["cls"])),
+            "real_share": REAL_SHARE, "corner_erase_share": CORNER_ERASE_SHARE}
