@@ -203,3 +203,23 @@ def test_the_card_describes_the_reader_and_its_figures():
     assert "| pink | 95.3% -> 97.7% | 98.9% -> 99.2% | 42.9% -> 50.0% | 80.0% -> 85.7% |" in text
     assert "70% of each batch" in text and "80% of them" in text
     assert "`character_reader.onnx`" in _character_row({"character_reader": cr, "character_reader_mb": 4.2})
+
+
+def test_the_shipped_reader_reads_a_brush_written_two_wan_the_classifier_misreads(tmp_path):
+    """The issue's 2萬 -> 3萬 on a real set never trained on (the pink session's IMG_2743)."""
+    from training.evaluate import evaluate
+    from vision.model import Recognizer
+
+    photo = Path(__file__).resolve().parent / "fixtures" / "vision-brush-wan"
+    with_it = evaluate(photo, Recognizer(MODELS), progress=False)
+    assert with_it["tiles_right"] == 1.0 and with_it["labelled_tiles"] == 41
+    off = tmp_path / "off"
+    off.mkdir()
+    for f in MODELS.iterdir():
+        if f.is_file() and f.name != "recognizer.json":
+            (off / f.name).symlink_to(f)
+    config = json.loads((MODELS / "recognizer.json").read_text())
+    config["inference"]["character_reader"] = None
+    (off / "recognizer.json").write_text(json.dumps(config))
+    without = evaluate(photo, Recognizer(off), progress=False)
+    assert without["confusions"] == [{"true": "2m", "predicted": "3m", "count": 1}]
