@@ -205,7 +205,7 @@ def test_the_card_describes_the_reader_and_its_figures():
     assert "`character_reader.onnx`" in _character_row({"character_reader": cr, "character_reader_mb": 4.2})
 
 
-def test_the_shipped_reader_reads_a_brush_written_two_wan_the_classifier_misreads(tmp_path):
+def test_the_shipped_reader_reads_a_brush_written_two_wan_the_classifier_misreads(shipped_models_with):
     """The issue's 2萬 -> 3萬 on a real set never trained on (the pink session's IMG_2743)."""
     from training.evaluate import evaluate
     from vision.model import Recognizer
@@ -213,13 +213,5 @@ def test_the_shipped_reader_reads_a_brush_written_two_wan_the_classifier_misread
     photo = Path(__file__).resolve().parent / "fixtures" / "vision-brush-wan"
     with_it = evaluate(photo, Recognizer(MODELS), progress=False)
     assert with_it["tiles_right"] == 1.0 and with_it["labelled_tiles"] == 41
-    off = tmp_path / "off"
-    off.mkdir()
-    for f in MODELS.iterdir():
-        if f.is_file() and f.name != "recognizer.json":
-            (off / f.name).symlink_to(f)
-    config = json.loads((MODELS / "recognizer.json").read_text())
-    config["inference"]["character_reader"] = None
-    (off / "recognizer.json").write_text(json.dumps(config))
-    without = evaluate(photo, Recognizer(off), progress=False)
+    without = evaluate(photo, Recognizer(shipped_models_with("character_reader", None)), progress=False)
     assert without["confusions"] == [{"true": "2m", "predicted": "3m", "count": 1}]

@@ -47,16 +47,8 @@ def test_the_closeup_stage_exports_given_weights_and_notes_them(tmp_path):
 
 
 @pytest.mark.parametrize("off", [None, {}])
-def test_the_closeup_detector_can_be_turned_off(tmp_path, off):
-    import json
-
-    models = _models_without_closeup(tmp_path / "m")
-    (models / CLOSEUP_DETECTOR_FILE).symlink_to(MODELS / CLOSEUP_DETECTOR_FILE)
-    config = json.loads((MODELS / "recognizer.json").read_text())
-    config["inference"]["closeup_detector"] = off
-    (models / "recognizer.json").unlink()
-    (models / "recognizer.json").write_text(json.dumps(config))
-    found = evaluate(CLOSEUP, Recognizer(models), progress=False)
+def test_the_closeup_detector_can_be_turned_off(off, shipped_models_with):
+    found = evaluate(CLOSEUP, Recognizer(shipped_models_with("closeup_detector", off)), progress=False)
     assert found["tiles_found"] < 1.0
 
 
@@ -77,9 +69,8 @@ def test_only_photos_of_a_few_tiles_are_the_closeup_detectors():
     assert closeup_photos([_photo(0)], 6) == []
 
 
-def test_closeup_adapt_is_skipped_without_a_closeup_detector_or_two_closeups(tmp_path, monkeypatch):
-    import json
-
+def test_closeup_adapt_is_skipped_without_a_closeup_detector_or_two_closeups(tmp_path, monkeypatch,
+                                                                             shipped_models_with):
     import training.adapt_detector as ad
 
     monkeypatch.setattr(ad, "adapt_detector", lambda *a, **k: pytest.fail("must not tune"))
@@ -87,14 +78,7 @@ def test_closeup_adapt_is_skipped_without_a_closeup_detector_or_two_closeups(tmp
     assert "no close-up detector" in ad.adapt_closeup_detector(without, [_photo(2)] * 3)["skipped"]
     r = ad.adapt_closeup_detector(MODELS, [_photo(2), _photo(17), _photo(20)])
     assert r["installed"] is False and r["photos"] == 1 and "2 such photos" in r["skipped"]
-    off = tmp_path / "off"
-    off.mkdir()
-    for f in MODELS.iterdir():
-        if f.is_file() and f.name != "recognizer.json":
-            (off / f.name).symlink_to(f)
-    config = json.loads((MODELS / "recognizer.json").read_text())
-    config["inference"]["closeup_detector"] = None  # turned off: nothing to adapt
-    (off / "recognizer.json").write_text(json.dumps(config))
+    off = shipped_models_with("closeup_detector", None)  # turned off: nothing to adapt
     assert "no close-up detector" in ad.adapt_closeup_detector(off, [_photo(2)] * 3)["skipped"]
 
 

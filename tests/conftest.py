@@ -1,0 +1,26 @@
+"""Fixtures shared by the test modules."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+MODELS = Path(__file__).resolve().parent.parent / "models"
+
+
+@pytest.fixture
+def shipped_models_with(tmp_path):
+    """make(key, value): a folder of links to the shipped model files whose recognizer.json sets
+    inference[key] to value (None turns an optional model off)."""
+    def make(key: str, value) -> Path:
+        folder = tmp_path / f"models-{key}"
+        folder.mkdir()
+        for f in MODELS.iterdir():
+            if f.is_file() and f.name != "recognizer.json":
+                (folder / f.name).symlink_to(f)
+        config = json.loads((MODELS / "recognizer.json").read_text())
+        config["inference"][key] = value
+        (folder / "recognizer.json").write_text(json.dumps(config))
+        return folder
+    return make
