@@ -215,3 +215,16 @@ def test_the_shipped_reader_reads_a_brush_written_two_wan_the_classifier_misread
     assert with_it["tiles_right"] == 1.0 and with_it["labelled_tiles"] == 41
     without = evaluate(photo, Recognizer(shipped_models_with("character_reader", None)), progress=False)
     assert without["confusions"] == [{"true": "2m", "predicted": "3m", "count": 1}]
+
+
+def test_a_light_ink_sets_crops_are_read_in_both_looks_unless_told_otherwise():
+    image = np.full((120, 120, 3), 40, np.uint8)
+    image[20:90, 30:80] = 220  # light ink on a dark body
+    p_cls = probs([{2: 0.6, 1: 0.4}])
+    both, one, plain = FakeSession(), FakeSession(), FakeSession()
+    CharacterReader(both).refine(image, [[20, 10, 90, 100]], [False], p_cls, light_ink=True)
+    CharacterReader(one, {"both_looks": False}).refine(image, [[20, 10, 90, 100]], [False], p_cls, light_ink=True)
+    CharacterReader(plain).refine(image, [[20, 10, 90, 100]], [False], p_cls, light_ink=False)
+    assert len(both.inputs) == 2 and len(one.inputs) == 1 and len(plain.inputs) == 1
+    assert np.array_equal(both.inputs[0], plain.inputs[0]) and np.array_equal(both.inputs[1], one.inputs[0])
+    assert not np.array_equal(both.inputs[0], both.inputs[1])  # as photographed, and as dark ink

@@ -389,7 +389,8 @@ training photos' HK sets also print the number in a corner, which the classifier
 classifier puts in the 萬 group (at least half its probability) are cut again from the photo at
 {cr.get('store')} px and read at {cr.get('input')} px by `character_reader.onnx`; its reading joins the classifier's inside
 the group, weighted by `inference.character_reader.weight` (0.5; whether the tile is a 萬 stays the
-classifier's call). Trained {cr.get('train_minutes', 0):.0f} min ({cr.get('steps')} steps of 64, lr {cr.get('lr')}, from the
+classifier's call); only crops the classifier is under `below` (0.9) sure of are read, and a light-ink
+set's crops both as photographed and as dark ink, the two averaged (`both_looks`). Trained {cr.get('train_minutes', 0):.0f} min ({cr.get('steps')} steps of 64, lr {cr.get('lr')}, from the
 {"reader's own weights" if cr.get('init') == 'reader' else "classifier's weights"}): {int(100 * (1 - cr.get('real_share', 0.3)))}% of each batch is 萬 tiles of 24 procedural sets drawn fresh every
 epoch (never the held-out style), the rest the data set's {cr.get('real_train_crops')} real 萬 crops, {int(100 * cr.get('corner_erase_share', 0))}% of them with
 two to four corners painted over (where HK sets print their index). The reader alone on crops cut at the
