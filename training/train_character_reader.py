@@ -10,8 +10,6 @@ Taiwanese set's numerals.
 """
 from __future__ import annotations
 
-import json
-import time
 from pathlib import Path
 
 import cv2
@@ -22,8 +20,8 @@ from torch.nn import functional as F
 
 from training.augment import erase_corners, photometric, rotate_cw
 from training.cls_net import TileNet
-from training.train_classifier import crop_cache, lr_at
-from training.train_flower_reader import procedural_group
+from training.train_classifier import crop_cache
+from training.train_flower_reader import procedural_group, train_time_boxed
 from training.train_flower_reader import start_from as reader_start
 from vision.classes import CHARACTER_CLASSES
 from vision.crops import to_input
@@ -32,7 +30,6 @@ from vision.flowers import FLOWER_INPUT, FLOWER_STORE
 WEIGHTS_FILE = "character_reader.pt"  # its PyTorch weights beside the ONNX file
 SETS_PER_EPOCH = 24
 CROPS_PER_CLASS_AND_SET = 10
-PASSES = 2  # over each epoch's fresh crops, augmented anew: drawing them takes as long as one pass
 REAL_SHARE = 0.3  # of each batch: the data set's own 萬, so its sets stay read right
 CORNER_ERASE_SHARE = 0.8  # of those real crops: two to four corners painted over
 BATCH = 64
@@ -127,34 +124,17 @@ def train_character_reader(data_root: Path, work_dir: Path, out_onnx: Path, minu
     held = procedural_characters(np.random.default_rng((seed, 99)), sets=8, per_class=4, held_out=True)
     seen = procedural_characters(np.random.default_rng((seed, 98)), sets=8, per_class=4)
     net = start_from(init_weights)
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
-    budget, t0, step, epoch, history = minutes * 60, time.time(), 0, 0, []
-    while time.time() - t0 < budget:
-        pool = procedural_characters(rng, SETS_PER_EPOCH, CROPS_PER_CLASS_AND_SET)
-        net.train()
-        losses = []
-        for _ in range(PASSES * len(pool["cls"]) // BATCH):
-            frac = (time.time() - t0) / budget
-            if frac >= 1:
-                break
-            for g in opt.param_groups:
-                g["lr"] = lr_at(frac, lr)
-            x, y = batch(pool, real, rng)
-            loss = F.cross_entropy(net(x)[0], y, label_smoothing=0.05)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            losses.append(loss.item())
-            step += 1
-        epoch += 1
-        history.append({"epoch": epoch, "steps": step, "loss": float(np.mean(losses)) if losses else None,
-                        "minutes": (time.time() - t0) / 60})
-        log(json.dumps(history[-1]))
-        torch.save(net.state_dict(), work_dir / "character_reader_last.pt")
+
+    def loss_on(pool):
+        x, y = batch(pool, real, rng)
+        return F.cross_entropy(net(x)[0], y, label_smoothing=0.05)
+
+    run = train_time_boxed(net, minutes, lr,
+                           lambda: procedural_characters(rng, SETS_PER_EPOCH, CROPS_PER_CLASS_AND_SET), loss_on,
+                           work_dir / "character_reader_last.pt", log)
     out_onnx = Path(out_onnx)
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(net, out_onnx)
     return {"valid": metrics(net, valid), "held_out_style": metrics(net, held), "seen_styles": metrics(net, seen),
-            "epochs": epoch, "steps": step, "train_minutes": (time.time() - t0) / 60, "history": history,
-            "input": FLOWER_INPUT, "store": FLOWER_STORE, "lr": lr, "real_train_crops": int(len(real["cls"])),
+            **run, "input": FLOWER_INPUT, "store": FLOWER_STORE, "lr": lr, "real_train_crops": int(len(real["cls"])),
             "real_share": REAL_SHARE, "corner_erase_share": CORNER_ERASE_SHARE}

@@ -166,6 +166,38 @@ def export_onnx(net: TileNet, path: Path) -> None:
                       dynamo=False)
 
 
+def train_time_boxed(net: TileNet, minutes: float, lr: float, draw_pool, loss_on, save_to: Path, log=print,
+                     epoch_note=dict) -> dict:
+    """A reader's training loop (the flower and character readers'): AdamW with a cosine schedule
+    over a time budget; each epoch draws a fresh pool (draw_pool()) and takes PASSES over it in
+    batches whose loss is loss_on(pool); after each epoch the weights go to save_to and a line,
+    with epoch_note()'s figures, to log. Returns epochs, steps, train_minutes and history."""
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
+    budget, t0, step, epoch, history = minutes * 60, time.time(), 0, 0, []
+    while time.time() - t0 < budget:
+        pool = draw_pool()
+        net.train()
+        losses = []
+        for _ in range(PASSES * len(pool["cls"]) // BATCH):
+            frac = (time.time() - t0) / budget
+            if frac >= 1:
+                break
+            for g in opt.param_groups:
+                g["lr"] = lr_at(frac, lr)
+            loss = loss_on(pool)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+            step += 1
+        epoch += 1
+        history.append({"epoch": epoch, "steps": step, "loss": float(np.mean(losses)) if losses else None,
+                        **epoch_note(), "minutes": (time.time() - t0) / 60})
+        log(json.dumps(history[-1]))
+        torch.save(net.state_dict(), save_to)
+    return {"epochs": epoch, "steps": step, "train_minutes": (time.time() - t0) / 60, "history": history}
+
+
 def train_flower_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes: float, init_weights: Path | None,
                         seed: int = 0, threads: int = 2, lr: float = 3e-4, log=print) -> dict:
     """Train (time-boxed, cosine schedule), export, and return the figures on the valid split's
@@ -181,35 +213,18 @@ def train_flower_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes
     net = start_from(init_weights)
     before = {"valid": metrics(net, valid), "held_out_style": metrics(net, held), "seen_styles": metrics(net, seen)}
     log(json.dumps({"before": before}))
-    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
-    budget, t0, step, epoch, history = minutes * 60, time.time(), 0, 0, []
-    while time.time() - t0 < budget:
-        pool = procedural_flowers(rng, SETS_PER_EPOCH, CROPS_PER_CLASS_AND_SET)
-        net.train()
-        losses = []
-        for _ in range(PASSES * len(pool["cls"]) // BATCH):
-            frac = (time.time() - t0) / budget
-            if frac >= 1:
-                break
-            for g in opt.param_groups:
-                g["lr"] = lr_at(frac, lr)
-            x, y, k = batch(pool, real, rng)
-            a, _, c = net(x)
-            loss = F.cross_entropy(a, y, label_smoothing=0.05) + F.cross_entropy(c, k)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            losses.append(loss.item())
-            step += 1
-        epoch += 1
-        history.append({"epoch": epoch, "steps": step, "loss": float(np.mean(losses)) if losses else None,
-                        "held_out_style": metrics(net, held), "minutes": (time.time() - t0) / 60})
-        log(json.dumps(history[-1]))
-        torch.save(net.state_dict(), work_dir / "flower_reader_last.pt")
+
+    def loss_on(pool):
+        x, y, k = batch(pool, real, rng)
+        a, _, c = net(x)
+        return F.cross_entropy(a, y, label_smoothing=0.05) + F.cross_entropy(c, k)
+
+    run = train_time_boxed(net, minutes, lr, lambda: procedural_flowers(rng, SETS_PER_EPOCH, CROPS_PER_CLASS_AND_SET),
+                           loss_on, work_dir / "flower_reader_last.pt", log,
+                           epoch_note=lambda: {"held_out_style": metrics(net, held)})
     out_onnx = Path(out_onnx)
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(net, out_onnx)
     return {"before": before, "valid": metrics(net, valid), "held_out_style": metrics(net, held),
-            "seen_styles": metrics(net, seen), "epochs": epoch, "steps": step,
-            "train_minutes": (time.time() - t0) / 60, "history": history, "input": FLOWER_INPUT,
+            "seen_styles": metrics(net, seen), **run, "input": FLOWER_INPUT,
             "store": FLOWER_STORE, "lr": lr, "real_train_crops": int(len(real["cls"]))}

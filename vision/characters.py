@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from vision.classes import CHARACTER_CLASSES
-from vision.flowers import FLOWER_INPUT, FLOWER_STORE, in_group, merge, reader_input
+from vision.flowers import FLOWER_INPUT, FLOWER_STORE, in_group, merge, read_rows
 
 READER_FILE = "character_reader.onnx"
 GROUP = np.array(CHARACTER_CLASSES)
@@ -46,14 +46,9 @@ class CharacterReader:
     def refine(self, image: np.ndarray, boxes, turned, p_cls: np.ndarray, light_ink: bool = False) -> np.ndarray:
         """p_cls with the reader's reading of every box in the 萬 group the classifier is under
         `below` sure of (a light-ink set's in both looks unless both_looks is off)."""
-        rows = in_group(p_cls, float(self.settings["min_group"]), GROUP)
-        rows &= p_cls.max(1) < float(self.settings["below"]) if len(p_cls) else rows
+        rows = in_group(p_cls, float(self.settings["min_group"]), GROUP) & (p_cls.max(1) < float(self.settings["below"]))
         if not rows.any():
             return p_cls
-        idx = np.flatnonzero(rows)
-        picked, turns = [boxes[i] for i in idx], [turned[i] for i in idx]
         looks = (False, True) if light_ink and self.settings.get("both_looks") else (light_ink,)
-        inputs = [reader_input(image, picked, turns, int(self.settings["store"]), int(self.settings["input"]), dark)
-                  for dark in looks]
-        p9 = np.mean([self.session.run(["p_cls"], {"image": x})[0] for x in inputs], axis=0)  # softmax in the graph
+        (p9,) = read_rows(self.session, ["p_cls"], image, boxes, turned, rows, self.settings, looks)
         return merge(p_cls, None, rows, (p9, None), float(self.settings["weight"]), GROUP)[0]

@@ -48,6 +48,17 @@ def reader_input(image: np.ndarray, boxes, turned, store: int, size: int, light_
     return x.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
 
 
+def read_rows(session, outputs: list[str], image: np.ndarray, boxes, turned, rows: np.ndarray, settings: dict,
+              looks: tuple[bool, ...]) -> list[np.ndarray]:
+    """A reader's outputs (probabilities: softmax in the graph) for the boxes of rows, cut at
+    settings' store and input sizes, each output averaged over looks (True: as dark ink)."""
+    idx = np.flatnonzero(rows)
+    picked, turns = [boxes[i] for i in idx], [turned[i] for i in idx]
+    runs = [session.run(outputs, {"image": reader_input(image, picked, turns, int(settings["store"]),
+                                                        int(settings["input"]), dark)}) for dark in looks]
+    return [np.mean([run[k] for run in runs], axis=0) for k in range(len(outputs))]
+
+
 def merge(p_cls: np.ndarray, p_num: np.ndarray | None, rows: np.ndarray, reader: tuple,
           weight: float, group: np.ndarray = GROUP) -> tuple[np.ndarray, np.ndarray | None]:
     """The classifier's probabilities with the reader's (p8 (M, 8), p_num (M, 4) or None) for the
@@ -80,8 +91,5 @@ class FlowerReader:
         rows = in_group(p_cls, float(self.settings["min_group"]))
         if not rows.any():
             return p_cls, p_num
-        idx = np.flatnonzero(rows)
-        x = reader_input(image, [boxes[i] for i in idx], [turned[i] for i in idx],
-                         int(self.settings["store"]), int(self.settings["input"]), light_ink)
-        p8, num = self.session.run(["p_cls", "p_num"], {"image": x})  # probabilities: softmax in the graph
+        p8, num = read_rows(self.session, ["p_cls", "p_num"], image, boxes, turned, rows, self.settings, (light_ink,))
         return merge(p_cls, p_num, rows, (p8, num), float(self.settings["weight"]))
