@@ -83,6 +83,27 @@ def test_flower_reader_section():
     assert "(the flower reader)" not in model_card({}) and "flower_reader.onnx" not in model_card({})
 
 
+def test_a_flower_reader_round_with_wider_box_jitter_says_so():
+    part = {"crops": 173, "season_or_plant": 0.9, "number": 0.8, "tile": 0.75}
+    info = {"flower_reader": {"valid": part, "input": 96, "store": 112, "steps": 900, "lr": 3e-4, "train_minutes": 30,
+                              "jitter": 2.0, "rounds": [{"train_minutes": 40, "steps": 1753, "lr": 3e-4, "jitter": None}]}}
+    card = model_card(info)
+    assert ("40 min (1753 steps of 64, lr 0.0003) from the classifier's weights, then 30 min (900 steps of 64, "
+            "lr 0.0003, box jitter up to 2x the classifier's) from its own") in card
+
+
+def test_reader_scales_section():
+    row = {"name": "drawn, red bodies", "photos": 30, "flowers_before": "69.8%", "flowers_after": "72.1%",
+           "flowers_tiles": 43, "wan_before": "98.6%", "wan_after": "97.9%", "wan_tiles": 145, "tiles_before": "88.9%",
+           "tiles_after": "89.0%", "exact_before": "16.7%", "exact_after": "20.0%", "all_before": "16.7%",
+           "all_after": "20.0%"}
+    card = model_card({"reader_scales": {"date": "2026-12-03", "scales": [1.0, 0.85, 1.15], "rows": [row]}})
+    assert "## Readers' box scales" in card and "scaled by\n1, 0.85, 1.15" in card
+    assert ("| drawn, red bodies | 69.8% -> 72.1% (43) | 98.6% -> 97.9% (145) | 88.9% -> 89.0% | 16.7% -> 20.0% | "
+            "16.7% -> 20.0% |") in card
+    assert "box scales" not in model_card({})
+
+
 def test_the_tile_check_has_its_row_and_training_line():
     info = {"verifier": {"params": 473785, "input": 48, "photos": 900, "examples": 37706, "tiles": 32466,
                          "steps": 1830, "train_minutes": 20.0,

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from vision.classes import FLOWER_CLASSES
-from vision.flowers import FLOWER_INPUT, FLOWER_STORE, READER_FILE, FlowerReader, in_group, merge, reader_input
+from vision.flowers import (FLOWER_INPUT, FLOWER_STORE, READER_FILE, FlowerReader, in_group, merge, read_rows,
+                            reader_input, scaled)
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 
@@ -230,3 +231,44 @@ def test_reader_rehearsal_reaches_the_flowers_the_players_photos_lack():
         moved[name] = float((net.state_dict()["cls_head.weight"][5] - start["cls_head.weight"][5]).abs().sum())
     # alone, one class's masked loss is nothing and only weight decay moves orchid's row
     assert moved["rehearsed"] > 10 * moved["alone"]
+
+
+def test_scaled_grows_or_shrinks_a_box_about_its_centre():
+    assert scaled([10, 20, 30, 60], 1.5) == [5.0, 10.0, 35.0, 70.0]
+    assert scaled([10, 20, 30, 60], 0.5) == [15.0, 30.0, 25.0, 50.0]
+
+
+class ReadsTheFrame:
+    """A session stand-in whose reading is the share of the crop's centre line that is light:
+    a tighter box's crop is more of the (light) tile, a looser one more of the (dark) table."""
+
+    def __init__(self):
+        self.batches = []
+
+    def run(self, names, feeds):
+        x = feeds["image"]
+        self.batches.append(len(x))
+        light = (x[:, 0, FLOWER_INPUT // 2] > 0.5).mean(1)
+        p = np.stack([light, 1 - light] + [np.zeros_like(light)] * 6, 1).astype(np.float32)
+        return [p, np.full((len(x), 4), 0.25, np.float32)]
+
+
+def test_read_rows_averages_the_box_scales_and_looks_in_one_run():
+    image = np.zeros((200, 300, 3), np.uint8)
+    image[50:150, 100:180] = 230  # a light tile on a dark table
+    boxes, turned = [[100, 50, 180, 150], [0, 0, 10, 10]], [False, False]
+    rows = np.array([True, False])
+    settings = {"store": FLOWER_STORE, "input": FLOWER_INPUT}
+    one = ReadsTheFrame()
+    (p_one, _) = read_rows(one, ["p_cls", "p_num"], image, boxes, turned, rows, settings, (False,))
+    three = ReadsTheFrame()
+    (p_three, _) = read_rows(three, ["p_cls", "p_num"], image, boxes, turned, rows, {**settings, "scales": [1.0, 0.7, 1.3]},
+                             (False, True))
+    assert one.batches == [1] and three.batches == [6]  # one row: 3 scales x 2 looks, in one run
+    assert p_one.shape == p_three.shape == (1, 8)
+    parts = []
+    for s in (0.7, 1.3):
+        alone = ReadsTheFrame()
+        parts.append(read_rows(alone, ["p_cls", "p_num"], image, boxes, turned, rows, {**settings, "scales": [s]},
+                               (False,))[0][0, 0])
+    assert parts[0] > p_one[0, 0] > parts[1]  # the tighter box sees more tile

@@ -74,6 +74,8 @@ def parse(argv):
                                           "(default: the models folder's classifier.pt), or from a reader's own "
                                           "flower_reader.pt for a further round")
     ap.add_argument("--flower-lr", type=float, default=3e-4, help="flower reader peak learning rate")
+    ap.add_argument("--flower-jitter", type=float, default=1.0,
+                    help="flower reader box jitter: each view's drawn up to this many times the classifier's")
     ap.add_argument("--skip-flower-reader", action="store_true",
                     help="keep models/flower_reader.onnx (and what the card says of it) as it is")
     ap.add_argument("--char-minutes", type=float, default=25.0, help="character reader time budget")
@@ -273,11 +275,12 @@ def flower_reader_stage(args, info: dict, data_root: Path, work: Path, models: P
     before = info.get("flower_reader") or {}
     metrics = tf.train_flower_reader(data_root, fl_work, models / READER_FILE, args.flower_minutes,
                                      init if init.exists() else None, seed=args.seed, threads=args.threads,
-                                     lr=args.flower_lr, log=lambda s: print(s, flush=True))
+                                     lr=args.flower_lr, log=lambda s: print(s, flush=True),
+                                     jitter=args.flower_jitter)
     torch.save(torch.load(fl_work / "flower_reader_last.pt"), models / tf.WEIGHTS_FILE)
     if init.name == tf.WEIGHTS_FILE and before:  # a further round from the reader's own weights
         metrics["rounds"] = before.get("rounds", []) + [
-            {k: before.get(k) for k in ("train_minutes", "steps", "lr")}]
+            {k: before.get(k) for k in ("train_minutes", "steps", "lr", "jitter")}]
         metrics["round_start"] = metrics["before"]  # the reader as this round found it
         metrics["before"] = before.get("before", metrics["before"])  # the classifier's network, as first measured
     info["flower_reader"] = metrics

@@ -15,12 +15,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 import torch
-from torch import nn
 from torch.nn import functional as F
 
 from training.augment import erase_corners, photometric, rotate_cw
 from training.cls_net import TileNet
 from training.train_classifier import crop_cache
+from training.train_flower_reader import export_onnx as reader_export
 from training.train_flower_reader import procedural_group, train_time_boxed
 from training.train_flower_reader import start_from as reader_start
 from vision.classes import CHARACTER_CLASSES
@@ -33,17 +33,6 @@ CROPS_PER_CLASS_AND_SET = 10
 REAL_SHARE = 0.3  # of each batch: the data set's own 萬, so its sets stay read right
 CORNER_ERASE_SHARE = 0.8  # of those real crops: two to four corners painted over
 BATCH = 64
-
-
-class Reader(nn.Module):
-    """TileNet's features and its class head, as probabilities (the ONNX export)."""
-
-    def __init__(self, net: TileNet):
-        super().__init__()
-        self.net = net
-
-    def forward(self, x):
-        return F.softmax(self.net(x)[0], 1)
 
 
 def start_from(path: Path | None) -> TileNet:
@@ -104,10 +93,8 @@ def metrics(net: TileNet, data: dict) -> dict:
 
 
 def export_onnx(net: TileNet, path: Path) -> None:
-    model = Reader(net.eval().cpu()).eval()
-    dummy = torch.zeros(1, 3, FLOWER_INPUT, FLOWER_INPUT)
-    torch.onnx.export(model, dummy, str(path), input_names=["image"], output_names=["p_cls"],
-                      dynamic_axes={"image": {0: "n"}, "p_cls": {0: "n"}}, opset_version=17, dynamo=False)
+    """The reader's ONNX file: input "image", output "p_cls" (1m-9m)."""
+    reader_export(net, path, with_number=False)
 
 
 def train_character_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes: float,

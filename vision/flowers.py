@@ -48,15 +48,26 @@ def reader_input(image: np.ndarray, boxes, turned, store: int, size: int, light_
     return x.transpose(0, 3, 1, 2).astype(np.float32) / 255.0
 
 
+def scaled(box, scale: float) -> list[float]:
+    """box (x1, y1, x2, y2) grown or shrunk by scale about its centre."""
+    x1, y1, x2, y2 = [float(v) for v in box]
+    cx, cy, hw, hh = (x1 + x2) / 2, (y1 + y2) / 2, scale * (x2 - x1) / 2, scale * (y2 - y1) / 2
+    return [cx - hw, cy - hh, cx + hw, cy + hh]
+
+
 def read_rows(session, outputs: list[str], image: np.ndarray, boxes, turned, rows: np.ndarray, settings: dict,
               looks: tuple[bool, ...]) -> list[np.ndarray]:
     """A reader's outputs (probabilities: softmax in the graph) for the boxes of rows, cut at
-    settings' store and input sizes, each output averaged over looks (True: as dark ink)."""
+    settings' store and input sizes, each output averaged over looks (True: as dark ink) and over
+    settings' box scales (a detector's box frames a tile looser or tighter than the reader learnt;
+    several framings read together are steadier than any one), all in one run."""
     idx = np.flatnonzero(rows)
     picked, turns = [boxes[i] for i in idx], [turned[i] for i in idx]
-    runs = [session.run(outputs, {"image": reader_input(image, picked, turns, int(settings["store"]),
-                                                        int(settings["input"]), dark)}) for dark in looks]
-    return [np.mean([run[k] for run in runs], axis=0) for k in range(len(outputs))]
+    views = [(dark, float(s)) for dark in looks for s in settings.get("scales", (1.0,))]
+    x = np.concatenate([reader_input(image, [scaled(b, s) for b in picked], turns, int(settings["store"]),
+                                     int(settings["input"]), dark) for dark, s in views])
+    run = session.run(outputs, {"image": x})
+    return [out.reshape(len(views), len(idx), *out.shape[1:]).mean(0) for out in run]
 
 
 def merge(p_cls: np.ndarray, p_num: np.ndarray | None, rows: np.ndarray, reader: tuple,
@@ -91,5 +102,6 @@ class FlowerReader:
         rows = in_group(p_cls, float(self.settings["min_group"]))
         if not rows.any():
             return p_cls, p_num
-        p8, num = read_rows(self.session, ["p_cls", "p_num"], image, boxes, turned, rows, self.settings, (light_ink,))
+        looks = (False, True) if light_ink and self.settings.get("both_looks") else (light_ink,)
+        p8, num = read_rows(self.session, ["p_cls", "p_num"], image, boxes, turned, rows, self.settings, looks)
         return merge(p_cls, p_num, rows, (p8, num), float(self.settings["weight"]))
