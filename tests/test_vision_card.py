@@ -97,8 +97,10 @@ def test_reader_scales_section():
            "flowers_tiles": 43, "wan_before": "98.6%", "wan_after": "97.9%", "wan_tiles": 145, "tiles_before": "88.9%",
            "tiles_after": "89.0%", "exact_before": "16.7%", "exact_after": "20.0%", "all_before": "16.7%",
            "all_after": "20.0%"}
-    card = model_card({"reader_scales": {"date": "2026-12-03", "scales": [1.0, 0.85, 1.15], "rows": [row]}})
-    assert "## Readers' box scales" in card and "scaled by\n1, 0.85, 1.15" in card
+    card = model_card({"reader_scales": {"date": "2026-12-03", "scales": [1.0, 0.85, 1.15], "scales_below": 0.9,
+                                         "rows": [row], "notes": ["A round not shipped."]}})
+    assert "## Readers' box scales" in card and "scaled by\n1, 0.85, 1.15" in card and "under\n0.9 sure" in card
+    assert "\nA round not shipped.\n" in card
     assert ("| drawn, red bodies | 69.8% -> 72.1% (43) | 98.6% -> 97.9% (145) | 88.9% -> 89.0% | 16.7% -> 20.0% | "
             "16.7% -> 20.0% |") in card
     assert "box scales" not in model_card({})

@@ -253,22 +253,27 @@ class ReadsTheFrame:
         return [p, np.full((len(x), 4), 0.25, np.float32)]
 
 
-def test_read_rows_averages_the_box_scales_and_looks_in_one_run():
+def test_read_rows_averages_the_box_scales_and_looks():
     image = np.zeros((200, 300, 3), np.uint8)
     image[50:150, 100:180] = 230  # a light tile on a dark table
     boxes, turned = [[100, 50, 180, 150], [0, 0, 10, 10]], [False, False]
     rows = np.array([True, False])
     settings = {"store": FLOWER_STORE, "input": FLOWER_INPUT}
-    one = ReadsTheFrame()
-    (p_one, _) = read_rows(one, ["p_cls", "p_num"], image, boxes, turned, rows, settings, (False,))
-    three = ReadsTheFrame()
-    (p_three, _) = read_rows(three, ["p_cls", "p_num"], image, boxes, turned, rows, {**settings, "scales": [1.0, 0.7, 1.3]},
-                             (False, True))
-    assert one.batches == [1] and three.batches == [6]  # one row: 3 scales x 2 looks, in one run
-    assert p_one.shape == p_three.shape == (1, 8)
-    parts = []
-    for s in (0.7, 1.3):
-        alone = ReadsTheFrame()
-        parts.append(read_rows(alone, ["p_cls", "p_num"], image, boxes, turned, rows, {**settings, "scales": [s]},
-                               (False,))[0][0, 0])
-    assert parts[0] > p_one[0, 0] > parts[1]  # the tighter box sees more tile
+
+    def read(scales, looks=(False,), **more):
+        session = ReadsTheFrame()
+        p = read_rows(session, ["p_cls", "p_num"], image, boxes, turned, rows, {**settings, "scales": scales, **more},
+                      looks)[0]
+        return p, session.batches
+
+    p_one, batches = read([1.0])
+    assert batches == [1] and p_one.shape == (1, 8)
+    tight, loose = read([0.7])[0], read([1.3])[0]
+    assert tight[0, 0] > p_one[0, 0] > loose[0, 0]  # the tighter box sees more tile
+    p_three, batches = read([1.0, 0.7, 1.3], (False, True))
+    assert batches == [2, 4]  # the first scale in both looks, then the other two in both
+    dark = [read([s], (True,))[0] for s in (1.0, 0.7, 1.3)]
+    assert p_three == pytest.approx((p_one + tight + loose + sum(dark)) / 6)
+    # a reading as sure as scales_below or more is not read again
+    sure, batches = read([1.0, 0.7, 1.3], scales_below=0.5)
+    assert batches == [1] and sure == pytest.approx(p_one)

@@ -413,6 +413,7 @@ def _reader_scales_section(study: dict | None) -> str:
                    f"{r['exact_before']} -> {r['exact_after']} | {r['all_before']} -> {r['all_after']} |\n"
                    for r in study.get("rows", []))
     scales = ", ".join(f"{s:g}" for s in study.get("scales", []))
+    notes = "".join(f"\n{n}\n" for n in study.get("notes", []))
     return f"""## Readers' box scales
 
 A detector's box frames a tile looser or tighter than the crops a reader learnt from: on the drawn
@@ -420,12 +421,13 @@ sets its boxes take in the tile's side, and the flower reader read a red set's f
 at them but 35 at the same boxes shrunk 15%, while on the data set's real flowers growing them 15%
 read best. No one framing suits every set, so both readers read each crop at the box scaled by
 {scales} (`inference.flower_reader.scales`, `inference.character_reader.scales`), in every look,
-in one run, and average the readings. The whole recognizer, one framing -> {len(study.get("scales", []))}
-({study.get("date", "")}):
+and average the readings; the scales after the first only where the first reading is under
+{study.get("scales_below", 1.0):g} sure (`scales_below`). The whole recognizer, one framing -> these
+({study.get("date", "")}; flowers and 萬: the share of those tiles read right):
 
 | photos | flowers right (tiles) | 萬 right (tiles) | tiles right | photos exactly right | photos all right |
 |---|---|---|---|---|---|
-{rows}
+{rows}{notes}
 """
 
 
