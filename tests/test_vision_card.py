@@ -92,18 +92,24 @@ def test_a_flower_reader_round_with_wider_box_jitter_says_so():
             "lr 0.0003, box jitter up to 2x the classifier's) from its own") in card
 
 
-def test_reader_scales_section():
+def test_framings_section():
     row = {"name": "drawn, red bodies", "photos": 30, "flowers_before": "69.8%", "flowers_after": "72.1%",
            "flowers_tiles": 43, "wan_before": "98.6%", "wan_after": "97.9%", "wan_tiles": 145, "tiles_before": "88.9%",
            "tiles_after": "89.0%", "exact_before": "16.7%", "exact_after": "20.0%", "all_before": "16.7%",
            "all_after": "20.0%"}
-    card = model_card({"reader_scales": {"date": "2026-12-03", "scales": [1.0, 0.85, 1.15], "scales_below": 0.9,
-                                         "rows": [row], "notes": ["A round not shipped."]}})
-    assert "## Readers' box scales" in card and "scaled by\n1, 0.85, 1.15" in card and "under\n0.9 sure" in card
-    assert "\nA round not shipped.\n" in card
+    readers = {"date": "2026-12-03", "scales": [1.0, 0.85, 1.15], "scales_below": 0.9, "rows": [row],
+               "notes": ["A round not shipped."]}
+    card = model_card({"reader_scales": readers})
+    assert "## Second looks at other framings" in card and "scaled by 1, 0.85, 1.15" in card
+    assert "under\n0.9 sure" in card and "\nA round not shipped.\n" in card and "**The classifier**" not in card
     assert ("| drawn, red bodies | 69.8% -> 72.1% (43) | 98.6% -> 97.9% (145) | 88.9% -> 89.0% | 16.7% -> 20.0% | "
-            "16.7% -> 20.0% |") in card
-    assert "box scales" not in model_card({})
+            "16.7% -> 20.0% | n/a -> n/a |") in card
+    cls = {"date": "2026-12-03", "scales": [0.9, 1.1], "below": 0.9,
+           "rows": [{**row, "extras_before": 15, "extras_after": 13}]}
+    card = model_card({"reader_scales": readers, "classifier_scales": cls})
+    assert "**The classifier** reads a crop it is under 0.9 sure of" in card and "scaled by 0.9 and 1.1" in card
+    assert "| 16.7% -> 20.0% | 15 -> 13 |" in card
+    assert "other framings" not in model_card({})
 
 
 def test_the_tile_check_has_its_row_and_training_line():

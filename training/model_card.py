@@ -403,32 +403,53 @@ labelled boxes:
 """
 
 
-def _reader_scales_section(study: dict | None) -> str:
-    """The readers' box scales (inference.flower_reader.scales, inference.character_reader.scales):
-    the whole recognizer with each crop read at the detector's box alone -> at the box scales."""
-    if not study:
-        return ""
+def _framing_rows(study: dict) -> str:
+    """A framing study's table: the whole recognizer before -> after, per set of photos."""
     rows = "".join(f"| {r['name']} | {r['flowers_before']} -> {r['flowers_after']} ({r['flowers_tiles']}) | "
                    f"{r['wan_before']} -> {r['wan_after']} ({r['wan_tiles']}) | {r['tiles_before']} -> {r['tiles_after']} | "
-                   f"{r['exact_before']} -> {r['exact_after']} | {r['all_before']} -> {r['all_after']} |\n"
+                   f"{r['exact_before']} -> {r['exact_after']} | {r['all_before']} -> {r['all_after']} | "
+                   f"{r.get('extras_before', 'n/a')} -> {r.get('extras_after', 'n/a')} |\n"
                    for r in study.get("rows", []))
-    scales = ", ".join(f"{s:g}" for s in study.get("scales", []))
     notes = "".join(f"\n{n}\n" for n in study.get("notes", []))
-    return f"""## Readers' box scales
+    return ("| photos | flowers right (tiles) | 萬 right (tiles) | tiles right | photos exactly right | photos all right "
+            "| extras |\n|---|---|---|---|---|---|---|\n" + rows + notes)
 
-A detector's box frames a tile looser or tighter than the crops a reader learnt from: on the drawn
-sets its boxes take in the tile's side, and the flower reader read a red set's flowers 30 of 41 right
-at them but 35 at the same boxes shrunk 15%, while on the data set's real flowers growing them 15%
-read best. No one framing suits every set, so both readers read each crop at the box scaled by
-{scales} (`inference.flower_reader.scales`, `inference.character_reader.scales`), in every look,
-and average the readings; the scales after the first only where the first reading is under
-{study.get("scales_below", 1.0):g} sure (`scales_below`). The whole recognizer, one framing -> these
-({study.get("date", "")}; flowers and 萬: the share of those tiles read right):
 
-| photos | flowers right (tiles) | 萬 right (tiles) | tiles right | photos exactly right | photos all right |
-|---|---|---|---|---|---|
-{rows}{notes}
+def _framings_section(info: dict) -> str:
+    """Second looks at other framings: the classifier's (inference.tta_scales) and the readers'
+    (inference.flower_reader.scales, inference.character_reader.scales), each measured on the
+    whole recognizer, one framing -> several."""
+    cls, readers = info.get("classifier_scales"), info.get("reader_scales")
+    if not cls and not readers:
+        return ""
+    out = """## Second looks at other framings
+
+A detector's box frames a tile looser or tighter than the crops the networks learnt from: on the
+drawn sets its boxes take in the tile's side, and the flower reader read a red set's flowers 30 of
+41 right at them but 35 at the same boxes shrunk 15%, while on the data set's real flowers growing
+them 15% read best. No one framing suits every set, so a crop a network is unsure of is read again
+at its box grown and shrunk, and the readings are averaged. Figures: the whole recognizer, one
+framing -> several; flowers and 萬 are the share of those tiles read right, extras the boxes
+matching no label (on the valid split and the pink session mostly real tiles the labels leave out).
 """
+    if cls:
+        scales = " and ".join(f"{s:g}" for s in cls.get("scales", []))
+        out += f"""
+**The classifier** reads a crop it is under {cls.get("below", 0.9):g} sure of (`inference.tta_below`) upside down,
+as before, and now also at its box scaled by {scales} (`inference.tta_scales`), all in one run of the
+classifier pair, and averages the looks ({cls.get("date", "")}):
+
+{_framing_rows(cls)}"""
+    if readers:
+        scales = ", ".join(f"{s:g}" for s in readers.get("scales", []))
+        out += f"""
+**The flower and character readers** read each crop at the box scaled by {scales}
+(`inference.flower_reader.scales`, `inference.character_reader.scales`), in every look, and average
+the readings; the scales after the first only where the first reading is under
+{readers.get("scales_below", 1.0):g} sure (`scales_below`) ({readers.get("date", "")}; the classifier's own second look as before):
+
+{_framing_rows(readers)}"""
+    return out + "\n"
 
 
 def _closeup_row(info: dict) -> str:
@@ -643,7 +664,7 @@ detector score x class probability. Then phantom boxes are screened out or flagg
 Flowers and seasons: {fl or 'n/a'}.
 Worst confusions: {conf or 'none'}.
 
-{_flower_section(info)}{_character_section(info)}{_reader_scales_section(info.get('reader_scales'))}{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_sections(info)}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
+{_flower_section(info)}{_character_section(info)}{_framings_section(info)}{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_sections(info)}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
 ## Limits
 
 - Trained on HK-style tiles with corner indices; Taiwanese sets without indices and with other flower art

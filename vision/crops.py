@@ -40,14 +40,16 @@ def cut_crop(image: np.ndarray, box, size: int = CROP_STORE, margin: float = CRO
     return crop, turned
 
 
-def frame_matrix(store: int, out: int, rng: np.random.Generator | None, strength: float = 1.0) -> np.ndarray:
-    """Affine map from a stored crop (box + CROP_MARGIN) to the network frame (box + CLS_MARGIN).
+def frame_matrix(store: int, out: int, rng: np.random.Generator | None, strength: float = 1.0,
+                 scale: float = 1.0) -> np.ndarray:
+    """Affine map from a stored crop (box + CROP_MARGIN) to the network frame (box + CLS_MARGIN),
+    the box grown or shrunk by scale about its centre.
 
     With rng, the box is jittered (shift, scale, aspect, small rotation) as a detector's box would be.
     """
     box = store / (1 + 2 * CROP_MARGIN)  # box side inside the stored crop
     c = store / 2.0
-    half = box * (0.5 + CLS_MARGIN)
+    half = box * (0.5 + CLS_MARGIN) * scale
     sx = sy = 1.0
     dx = dy = 0.0
     ang = 0.0
@@ -66,9 +68,10 @@ def frame_matrix(store: int, out: int, rng: np.random.Generator | None, strength
 
 
 def to_input(crop: np.ndarray, rng: np.random.Generator | None = None, out: int = CLS_INPUT,
-             strength: float = 1.0) -> np.ndarray:
-    """Stored crop -> network-frame crop (out x out BGR uint8), jittered when rng is given."""
-    m = frame_matrix(crop.shape[0], out, rng, strength)
+             strength: float = 1.0, scale: float = 1.0) -> np.ndarray:
+    """Stored crop -> network-frame crop (out x out BGR uint8), jittered when rng is given, the
+    box scaled by scale."""
+    m = frame_matrix(crop.shape[0], out, rng, strength, scale)
     return cv2.warpAffine(crop, m, (out, out), flags=cv2.INTER_AREA if crop.shape[0] > out * 1.3 else cv2.INTER_LINEAR,
                           borderMode=cv2.BORDER_REFLECT101)
 
