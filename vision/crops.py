@@ -84,19 +84,29 @@ def face(crop: np.ndarray, inset: float = 0.1) -> np.ndarray:
     return crop[a:n - a, a:n - a]
 
 
+def inks_are_light(crops, ratio: float) -> np.ndarray:
+    """For each of same-sized crops: is the tile's ink lighter than its ground, as on red, black
+    or jade bodies with white or gold line art? The face's grey levels then reach further above
+    their median (the ground) than below it. A dense face (8筒) of a white tile can pass too, its
+    median being ink: decide for a photo's tiles together (light_ink_share)."""
+    if len({c.shape for c in crops}) > 1:  # crops of several sizes: each on its own
+        return np.array([inks_are_light([c], ratio)[0] for c in crops], bool)
+    faces = np.stack([face(c) for c in crops])
+    n, h, w = faces.shape[:3]
+    # one conversion and one percentile call for all: per crop they took 3% of a photo's time
+    y = cv2.cvtColor(faces.reshape(n * h, w, 3), cv2.COLOR_BGR2GRAY).reshape(n, h * w).astype(np.float32)
+    low, mid, high = np.percentile(y, (5, 50, 95), axis=1)
+    return high - mid > ratio * np.maximum(mid - low, 1.0)
+
+
 def ink_is_light(crop: np.ndarray, ratio: float) -> bool:
-    """Is the tile's ink lighter than its ground, as on red, black or jade bodies with white or
-    gold line art? The face's grey levels then reach further above their median (the ground)
-    than below it. A dense face (8筒) of a white tile can pass too, its median being ink:
-    decide for a photo's tiles together (light_ink_share)."""
-    y = cv2.cvtColor(face(crop), cv2.COLOR_BGR2GRAY).astype(np.float32)
-    low, mid, high = np.percentile(y, (5, 50, 95))
-    return bool(high - mid > ratio * max(mid - low, 1.0))
+    """Is one crop's ink lighter than its ground (inks_are_light)?"""
+    return bool(inks_are_light([crop], ratio)[0])
 
 
 def light_ink_share(crops, ratio: float) -> float:
     """The share of crops whose ink is light (0 for none)."""
-    return float(np.mean([ink_is_light(c, ratio) for c in crops])) if len(crops) else 0.0
+    return float(np.mean(inks_are_light(crops, ratio))) if len(crops) else 0.0
 
 
 def light_ink_set(crops, settings: dict | None) -> bool:
