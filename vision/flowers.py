@@ -34,7 +34,7 @@ GROUP = np.array(FLOWER_CLASSES)
 # reader learnt and the data set's real ones tighter: with [1.0, 0.85, 1.15] the whole recognizer
 # gave flowers right 71.8% -> 74.4% on drawn sets of styles seen, 69.8% -> 72.1% and 68.6% -> 74.5%
 # on two red-bodied draws, 89.7% -> 92.3% ivory, 96.9% -> 100% held-out style, the valid split's
-# 99.4% unchanged (2026-12-03, models/README.md "Readers' box scales"). Reading again only under
+# 99.4% unchanged (2026-12-03, models/README.md "Second looks at other framings"). Reading again only under
 # 0.9 gave the same tiles as reading every crop three times, at no cost to the valid split's median.
 DEFAULTS = {"min_group": 0.5, "weight": 0.5, "store": FLOWER_STORE, "input": FLOWER_INPUT,
             "scales": [1.0, 0.85, 1.15], "scales_below": 0.9}

@@ -571,28 +571,21 @@ class Recognizer:
         if unsure.any():
             # a second look at the same tile turned upside down, only where the first was unsure
             # (most tiles are sure; this keeps the cost down): classes agree, rotations shift by two;
-            # and, where the first look is under tta_scales_below sure, looks at the box grown and
-            # shrunk (tta_scales): a detector's box frames a tile looser or tighter than the crops
-            # the classifier learnt from. All in one run; each crop's looks averaged.
+            # and looks at the box grown and shrunk (tta_scales): a detector's box frames a tile
+            # looser or tighter than the crops the classifier learnt from. All in one run.
             size = int(self.config["cls_input"])
-            rows = np.flatnonzero(unsure)
-            far = rows[p_cls[rows].max(1) < float(self.config.get("tta_scales_below", 1.0))]
-            scales = [float(s) for s in self.config.get("tta_scales") or ()] if len(far) else []
-            looks = [np.ascontiguousarray(x[rows][:, :, ::-1, ::-1])] + [
-                np.stack([to_input(c, out=size, scale=s) for c in crops[far]]).transpose(0, 3, 1, 2)
+            scales = [float(s) for s in self.config.get("tta_scales") or ()]
+            looks = [np.ascontiguousarray(x[unsure][:, :, ::-1, ::-1])] + [
+                np.stack([to_input(c, out=size, scale=s) for c in crops[unsure]]).transpose(0, 3, 1, 2)
                 .astype(np.float32) / 255.0 for s in scales]
-            out = [softmax(o) for o in self.classifier.run(None, {"image": np.concatenate(looks)})]
-            out[1][:len(rows)] = np.roll(out[1][:len(rows)], 2, axis=1)  # the upside-down look's rotations
-            for k, p in enumerate((p_cls, p_rot, p_num)):
-                if p is None:
-                    continue
-                total = p[rows] + out[k][:len(rows)]
-                count = np.full(len(rows), 2.0)
-                for j in range(len(scales)):  # each scale's looks at the far rows, in rows' order
-                    part = out[k][len(rows) + j * len(far):len(rows) + (j + 1) * len(far)]
-                    total[np.searchsorted(rows, far)] += part
-                    count[np.searchsorted(rows, far)] += 1
-                p[rows] = total / count[:, None]
+            out = [softmax(o).reshape(len(looks), int(unsure.sum()), -1)
+                   for o in self.classifier.run(None, {"image": np.concatenate(looks)})]
+            out[1][0] = np.roll(out[1][0], 2, axis=1)  # the upside-down look's rotations
+            n = len(looks) + 1
+            p_cls[unsure] = (p_cls[unsure] + out[0].sum(0)) / n
+            p_rot[unsure] = (p_rot[unsure] + out[1].sum(0)) / n
+            if p_num is not None:
+                p_num[unsure] = (p_num[unsure] + out[2].sum(0)) / n
         return p_cls, p_rot, p_num
 
     def _probabilities(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
