@@ -260,19 +260,19 @@ def test_read_rows_averages_the_box_scales_and_looks():
     rows = np.array([True, False])
     settings = {"store": FLOWER_STORE, "input": FLOWER_INPUT}
 
-    def read(scales, looks=(False,), **more):
+    def read(scales, light_ink=False, **more):
         session = ReadsTheFrame()
         p = read_rows(session, ["p_cls", "p_num"], image, boxes, turned, rows, {**settings, "scales": scales, **more},
-                      looks)[0]
+                      light_ink)[0]
         return p, session.batches
 
     p_one, batches = read([1.0])
     assert batches == [1] and p_one.shape == (1, 8)
     tight, loose = read([0.7])[0], read([1.3])[0]
     assert tight[0, 0] > p_one[0, 0] > loose[0, 0]  # the tighter box sees more tile
-    p_three, batches = read([1.0, 0.7, 1.3], (False, True))
+    p_three, batches = read([1.0, 0.7, 1.3], True, both_looks=True)
     assert batches == [2, 4]  # the first scale in both looks, then the other two in both
-    dark = [read([s], (True,))[0] for s in (1.0, 0.7, 1.3)]
+    dark = [read([s], True)[0] for s in (1.0, 0.7, 1.3)]  # without both_looks: dark ink alone
     assert p_three == pytest.approx((p_one + tight + loose + sum(dark)) / 6)
     # a reading as sure as scales_below or more is not read again
     sure, batches = read([1.0, 0.7, 1.3], scales_below=0.5)

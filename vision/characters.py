@@ -52,6 +52,5 @@ class CharacterReader:
         rows = in_group(p_cls, float(self.settings["min_group"]), GROUP) & (p_cls.max(1) < float(self.settings["below"]))
         if not rows.any():
             return p_cls
-        looks = (False, True) if light_ink and self.settings.get("both_looks") else (light_ink,)
-        (p9,) = read_rows(self.session, ["p_cls"], image, boxes, turned, rows, self.settings, looks)
+        (p9,) = read_rows(self.session, ["p_cls"], image, boxes, turned, rows, self.settings, light_ink)
         return merge(p_cls, None, rows, (p9, None), float(self.settings["weight"]), GROUP)[0]
