@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,4 +24,16 @@ def shipped_models_with(tmp_path):
         config["inference"][key] = value
         (folder / "recognizer.json").write_text(json.dumps(config))
         return folder
+    return make
+
+
+@pytest.fixture
+def models_with_reader(tmp_path):
+    """make(file, net, export): the shipped detector, classifier and settings in a fresh folder,
+    and beside them net exported by export(net, path) as file alone of the optional models."""
+    def make(file: str, net, export) -> Path:
+        for name in ("detector.onnx", "classifier.onnx", "recognizer.json"):
+            shutil.copy2(MODELS / name, tmp_path / name)
+        export(net, tmp_path / file)
+        return tmp_path
     return make

@@ -330,3 +330,5 @@ def test_the_model_is_loaded_once_lazily_and_again_when_its_files_change(tmp_pat
     assert upload(app.test_client(), fixture_photo()).status_code == 200 and loads == [models] * 4
     (models / "character_reader.onnx").write_bytes(b"x")  # adapt installed a character reader alone
     assert upload(app.test_client(), fixture_photo()).status_code == 200 and loads == [models] * 5
+    (models / "suit_reader.onnx").write_bytes(b"x")  # adapt installed a suit reader alone
+    assert upload(app.test_client(), fixture_photo()).status_code == 200 and loads == [models] * 6

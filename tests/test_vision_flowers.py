@@ -3,25 +3,17 @@ classifier's, and its training data (training/train_flower_reader.py)."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from vision.classes import FLOWER_CLASSES
+from tests.vision_support import probs
 from vision.flowers import (FLOWER_INPUT, FLOWER_STORE, READER_FILE, FlowerReader, in_group, merge, read_rows,
                             reader_input, scaled)
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
-
-
-def probs(rows: list[dict[int, float]]) -> np.ndarray:
-    p = np.zeros((len(rows), 43), np.float32)
-    for i, row in enumerate(rows):
-        for c, v in row.items():
-            p[i, c] = v
-    return p
 
 
 def test_only_crops_mostly_in_the_flower_group_are_read():
@@ -87,15 +79,12 @@ def test_reader_input_is_the_boxes_long_side_up_and_dark_ink_on_request():
     assert dark[0, 0, FLOWER_INPUT // 2].min() == pytest.approx(0.0)
 
 
-def test_recognizer_uses_a_flower_reader_beside_its_models_and_can_be_told_not_to(tmp_path):
-    torch = pytest.importorskip("torch")
+def test_recognizer_uses_a_flower_reader_beside_its_models_and_can_be_told_not_to(models_with_reader):
+    pytest.importorskip("torch")
     from training.train_flower_reader import export_onnx, from_classifier
     from vision.model import Recognizer
 
-    for name in ("detector.onnx", "classifier.onnx", "recognizer.json"):
-        shutil.copy2(MODELS / name, tmp_path / name)
-    torch.manual_seed(0)
-    export_onnx(from_classifier(MODELS / "classifier.pt"), tmp_path / READER_FILE)
+    tmp_path = models_with_reader(READER_FILE, from_classifier(MODELS / "classifier.pt"), export_onnx)
     rec = Recognizer(tmp_path, threads=1)
     assert rec.flowers is not None
     session = FakeSession()

@@ -13,8 +13,8 @@ a few tiles); one calibration photo leaves no photo to hold out, so
 there the detector is left as it is (measured: see that module). Then the tile check
 (vision/verifier.py), likewise (training/adapt_verifier.py): the boxes the player deleted are
 what it learns to drop.
-The flower reader is tuned on the flower and season crops too, and the character reader on the
-萬 crops (training/adapt_readers.py).
+The flower reader is tuned on the flower and season crops too, the character reader on the 萬
+crops and the suit reader on the 筒 and 條 crops (training/adapt_readers.py).
 Both fine-tunings rehearse every class on procedural tiles drawn in the player's look
 (training/adapt_replay.py), so that five photos lacking a tile do not teach the models to forget it.
 """
@@ -226,11 +226,11 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
         new = fine_tune(load_net(models_dir), crops, cls, epochs=epochs, seed=seed, numbers=nums, replay=replay)
     if installed:
         install(new, models_dir, crops)
-    from training.adapt_readers import CHARACTERS, FLOWERS, adapt_reader  # which build on this module's helpers
+    from training.adapt_readers import KINDS, adapt_reader  # which build on this module's helpers
 
     readers = {f"{kind.name}_reader": adapt_reader(models_dir, crops, cls, held, nums, seed=seed,
                                                    install_if_better=install_if_better, replay=replay, kind=kind)
-               for kind in (FLOWERS, CHARACTERS)}
+               for kind in KINDS}
     return {"train_crops": int(train_idx.sum()), "held_out_crops": int(test_idx.sum()),
             **readers, "rehearsal": replay_report,
             "dark_ink_looks": len(crops) > given,

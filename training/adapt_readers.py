@@ -1,10 +1,10 @@
 """Adapting the flower reader (vision/flowers.py) to the player's own flower and season tiles,
-and the character reader (vision/characters.py) to their 萬 tiles.
+and the group readers (vision/group_readers.py) to their 萬, 筒 and 條 tiles.
 
 `python -m vision adapt` tunes the classifier on the player's crops; inside a reader's group the
 reader's reading is averaged with the classifier's (inference.flower_reader.weight,
-inference.character_reader.weight), so without this step an untaught reader would outvote half
-of what the classifier learnt of the set's flowers or numerals. Each reader is tuned on the same
+inference.character_reader.weight, ...), so without this step an untaught reader would outvote
+half of what the classifier learnt of the set's flowers, numerals, circles or sticks. Each reader is tuned on the same
 crops of its group (their class, and a flower's printed number where the labels say it), held
 part, install-if-better and the previous files kept under models/previous/, as the classifier is.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -23,12 +24,12 @@ from torch.nn import functional as F
 from training.adapt import MAX_JITTER, balanced_pick, number_targets
 from training.adapt_detector import keep_previous
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss
-from training import train_character_reader as tcr
+from training import train_group_reader as tgr
 from training.train_classifier import NO_NUMBER
 from training.train_flower_reader import WEIGHTS_FILE, export_onnx, read_right, reader_view, start_from
-from vision.characters import READER_FILE as CHARACTER_READER_FILE
-from vision.classes import CHARACTER_CLASSES, FLOWER_CLASSES
+from vision.classes import FLOWER_CLASSES
 from vision.flowers import FLOWER_STORE, READER_FILE
+from vision.group_readers import READERS, reader_file
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,10 @@ class ReaderKind:
 
 
 FLOWERS = ReaderKind("flower", FLOWER_CLASSES, WEIGHTS_FILE, READER_FILE, start_from, export_onnx, True)
-CHARACTERS = ReaderKind("character", CHARACTER_CLASSES, tcr.WEIGHTS_FILE, CHARACTER_READER_FILE, tcr.start_from,
-                        tcr.export_onnx, False)
+GROUPS = tuple(ReaderKind(name.removesuffix("_reader"), kind["classes"], tgr.weights_file(name), reader_file(name),
+                          partial(tgr.start_from, name=name), tgr.export_onnx, False)
+               for name, kind in READERS.items())
+KINDS = (FLOWERS, *GROUPS)  # every reader adapt tunes
 
 
 def load_reader(models_dir: Path, kind: ReaderKind = FLOWERS):
@@ -110,7 +113,7 @@ def reader_crops(crops: np.ndarray, cls: np.ndarray, numbers: np.ndarray | None,
     mine = np.isin(cls, kind.classes)
     x = np.stack([cv2.resize(c, (FLOWER_STORE, FLOWER_STORE)) for c in crops[mine]]) if mine.any() \
         else np.zeros((0, FLOWER_STORE, FLOWER_STORE, 3), np.uint8)
-    y = cls[mine].astype(np.int64) - kind.classes[0]
+    y = np.searchsorted(kind.classes, cls[mine]).astype(np.int64)
     k = number_targets(None if numbers is None or not kind.numbers else np.asarray(numbers)[mine], len(y))
     return x, y, k, mine
 

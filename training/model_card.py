@@ -358,14 +358,18 @@ def _flower_row(info: dict) -> str:
             f"{info.get('flower_reader_mb', 0):.1f} MB |\n")
 
 
-def _character_row(info: dict) -> str:
-    cr = info.get("character_reader")
-    if not cr:
-        return ""
-    return (f"| `character_reader.onnx` | the classifier's network with 9 classes (1m-9m), started from the classifier's "
-            f"weights (`training/train_character_reader.py`), fp32, softmax inside: run only on crops the classifier "
-            f"puts in the 萬 group (`vision/characters.py`) | as `flower_reader.onnx` | "
-            f"{info.get('character_reader_mb', 0):.1f} MB |\n")
+# the group readers' rows of the files table: reader -> (its classes, its group)
+GROUP_READER_ROWS = {"character_reader": ("9 classes (1m-9m)", "萬"),
+                     "suit_reader": ("18 classes (1p-9p, 1s-9s)", "筒 and 條")}
+
+
+def _group_rows(info: dict) -> str:
+    return "".join(
+        f"| `{name}.onnx` | the classifier's network with {classes}, started from the classifier's "
+        f"weights (`training/train_group_reader.py`), fp32, softmax inside: run only on crops the classifier "
+        f"puts in the {group} group and is unsure of (`vision/group_readers.py`) | as `flower_reader.onnx` | "
+        f"{info.get(f'{name}_mb', 0):.1f} MB |\n"
+        for name, (classes, group) in GROUP_READER_ROWS.items() if info.get(name))
 
 
 def _character_section(info: dict) -> str:
@@ -571,7 +575,7 @@ ONNX models run by `vision/model.py` (onnxruntime, CPU):
 |---|---|---|---|
 | `detector.onnx` | YOLO11n (ultralytics, trained from scratch, no pretrained weights), one class "tile" (face-up or face-down) | RGB, long side {info.get('det_imgsz')}, short side as the photo's aspect leaves (rounded up to 32) | {info.get('detector_mb', 0):.1f} MB |
 | `classifier.onnx` | {_classifier_what(info)} (`training/cls_net.py`, {info.get('cls_params', 0) / 1e6:.2f} M parameters in all, int8 after ONNX Runtime static quantization calibrated on 512 training crops: `training/quantize.py`): 43 classes, a 4-way rotation head and a 4-way printed-number head (flowers) | {cls.get('input')}x{cls.get('input')} BGR crop, box + 10% margin, long side vertical | {info.get('classifier_mb', 0):.1f} MB |
-{_closeup_row(info)}{_first_row(info)}{_flower_row(info)}{_character_row(info)}{_verifier_row(info)}| `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
+{_closeup_row(info)}{_first_row(info)}{_flower_row(info)}{_group_rows(info)}{_verifier_row(info)}| `classifier.pt` | the classifier's PyTorch weights, the starting point of `python -m vision adapt` | | |
 | `detector.pt` | the detector's ultralytics weights (optimizer stripped), the starting point of the next training round | | |
 {"| `detector_closeup.pt` | the close-up detector's ultralytics weights | | |" + chr(10) if info.get("closeup_detector") else ""}| `recognizer.json` | inference settings and the figures below | | |
 

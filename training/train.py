@@ -21,6 +21,11 @@ DATASET = "rf-chinese-mahjong-detection-v4"
 ARTWORK = "artwork"
 
 
+# the group readers' options (vision/group_readers.py): option prefix -> (reader, its name in the
+# help, default minutes)
+GROUP_READER_OPTIONS = {"char": ("character_reader", "character reader", 25.0),
+                        "suit": ("suit_reader", "suit reader (筒 and 條)", 40.0)}
+
 def parse(argv):
     ap = argparse.ArgumentParser(prog="python -m vision train", description=__doc__)
     ap.add_argument("--data", default=str(DEFAULT_DATA), help="folder holding %s/ and %s/" % (DATASET, ARTWORK))
@@ -78,13 +83,13 @@ def parse(argv):
                     help="flower reader box jitter: each view's drawn up to this many times the classifier's")
     ap.add_argument("--skip-flower-reader", action="store_true",
                     help="keep models/flower_reader.onnx (and what the card says of it) as it is")
-    ap.add_argument("--char-minutes", type=float, default=25.0, help="character reader time budget")
-    ap.add_argument("--char-init", help="start the character reader from these classifier weights "
-                                        "(default: the models folder's classifier.pt), or from a reader's own "
-                                        "character_reader.pt for a further round")
-    ap.add_argument("--char-lr", type=float, default=3e-4, help="character reader peak learning rate")
-    ap.add_argument("--skip-character-reader", action="store_true",
-                    help="keep models/character_reader.onnx (and what the card says of it) as it is")
+    for prefix, (name, what, minutes) in GROUP_READER_OPTIONS.items():
+        ap.add_argument(f"--{prefix}-minutes", type=float, default=minutes, help=f"{what} time budget")
+        ap.add_argument(f"--{prefix}-init", help=f"start the {what} from these classifier weights (default: the models "
+                                                 f"folder's classifier.pt), or from a reader's own {name}.pt for a further round")
+        ap.add_argument(f"--{prefix}-lr", type=float, default=3e-4, help=f"{what} peak learning rate")
+        ap.add_argument(f"--skip-{name.replace('_', '-')}", action="store_true",
+                        help=f"keep models/{name}.onnx (and what the card says of it) as it is")
     ap.add_argument("--verifier-minutes", type=float, default=20.0, help="tile check time budget")
     ap.add_argument("--verifier-photos", type=int, default=900,
                     help="procedural table photos the tile check mines the detector's boxes on")
@@ -155,8 +160,10 @@ def main(argv=None) -> int:
         members_stage(args, info, data_root, artwork, work, models)
     if not args.skip_flower_reader:
         flower_reader_stage(args, info, data_root, work, models)
-    if not args.skip_character_reader:
-        character_reader_stage(args, info, data_root, work, models)
+    for prefix, (name, _, _) in GROUP_READER_OPTIONS.items():
+        if not getattr(args, f"skip_{name}"):
+            group_reader_stage(name, getattr(args, f"{prefix}_minutes"), getattr(args, f"{prefix}_init"),
+                               getattr(args, f"{prefix}_lr"), args, info, data_root, work, models)
     if not args.skip_verifier:
         verifier_stage(args, info, data_root, work, models)
     info["cls_params"] = sum(p.numel() for p in TileNet().parameters()) * (1 + len(info.get("cls_members", [])))
@@ -286,22 +293,24 @@ def flower_reader_stage(args, info: dict, data_root: Path, work: Path, models: P
     info["flower_reader"] = metrics
 
 
-def character_reader_stage(args, info: dict, data_root: Path, work: Path, models: Path) -> None:
-    """Train models/character_reader.onnx from the classifier's weights and note it in info."""
+def group_reader_stage(name: str, minutes: float, init_path: str | None, lr: float, args, info: dict,
+                       data_root: Path, work: Path, models: Path) -> None:
+    """Train group reader `name` (vision/group_readers.py READERS) as models/`name`.onnx, from the
+    classifier's weights unless init_path says, and note it in info[name]."""
     import torch
 
-    from training import train_character_reader as tr
-    from vision.characters import READER_FILE
+    from training import train_group_reader as tr
+    from vision.group_readers import reader_file
 
     cr_work = work / "classifier"  # the crop caches the classifier's stage made
     cr_work.mkdir(parents=True, exist_ok=True)
-    init = Path(args.char_init) if args.char_init else models / "classifier.pt"
-    metrics = tr.train_character_reader(data_root, cr_work, models / READER_FILE, args.char_minutes,
-                                        init if init.exists() else None, seed=args.seed, threads=args.threads,
-                                        lr=args.char_lr, log=lambda s: print(s, flush=True))
-    torch.save(torch.load(cr_work / "character_reader_last.pt"), models / tr.WEIGHTS_FILE)
-    metrics["init"] = "reader" if init.name == tr.WEIGHTS_FILE else "classifier"
-    info["character_reader"] = metrics
+    init = Path(init_path) if init_path else models / "classifier.pt"
+    metrics = tr.train_group_reader(name, data_root, cr_work, models / reader_file(name), minutes,
+                                    init if init.exists() else None, seed=args.seed, threads=args.threads,
+                                    lr=lr, log=lambda s: print(s, flush=True))
+    torch.save(torch.load(cr_work / f"{name}_last.pt"), models / tr.weights_file(name))
+    metrics["init"] = "reader" if init.name == tr.weights_file(name) else "classifier"
+    info[name] = metrics
 
 
 def verifier_stage(args, info: dict, data_root: Path, work: Path, models: Path) -> None:
@@ -322,8 +331,8 @@ def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int)
     from training.evaluate import evaluate, format_report
     from training.label_fixes import load_fixes
     from training.model_card import write_card
-    from vision.characters import READER_FILE as CHARACTER_READER_FILE
     from vision.flowers import READER_FILE
+    from vision.group_readers import READERS, reader_file
     from vision.model import CLASSIFIER_FIRST_FILE, CLOSEUP_DETECTOR_FILE, CONFIG_FILE, Recognizer
     from vision.verifier import VERIFIER_FILE
 
@@ -346,8 +355,9 @@ def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int)
         info["classifier_first_mb"] = (models / CLASSIFIER_FIRST_FILE).stat().st_size / 1e6
     if (models / READER_FILE).exists():
         info["flower_reader_mb"] = (models / READER_FILE).stat().st_size / 1e6
-    if (models / CHARACTER_READER_FILE).exists():
-        info["character_reader_mb"] = (models / CHARACTER_READER_FILE).stat().st_size / 1e6
+    for name in READERS:
+        if (models / reader_file(name)).exists():
+            info[f"{name}_mb"] = (models / reader_file(name)).stat().st_size / 1e6
     if (models / VERIFIER_FILE).exists():
         info["verifier_mb"] = (models / VERIFIER_FILE).stat().st_size / 1e6
     card_path.write_text(json.dumps(config, indent=1))

@@ -23,6 +23,7 @@ SEASON_CLASSES = (34, 35, 36, 37)  # 春夏秋冬: 1f-4f by their printed number
 PLANT_CLASSES = (38, 39, 40, 41)  # 梅蘭菊竹: 5f-8f by their printed number
 FLOWER_CLASSES = SEASON_CLASSES + PLANT_CLASSES
 CHARACTER_CLASSES = tuple(range(9))  # 1m-9m (萬): the numeral above 萬 is what each set writes its own way
+SUIT_CLASSES = tuple(range(9, 27))  # 1p-9p (筒) and 1s-9s (條): circles and sticks each set draws its own way
 
 
 def _load_classes() -> tuple[dict, ...]:

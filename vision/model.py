@@ -1,5 +1,5 @@
-"""Inference: ONNX tile detector + ONNX tile classifier (+ the character and flower readers and
-the tile check where the models folder has them: vision/characters.py, vision/flowers.py,
+"""Inference: ONNX tile detector + ONNX tile classifier (+ the group readers, the flower reader
+and the tile check where the models folder has them: vision/group_readers.py, vision/flowers.py,
 vision/verifier.py), run with onnxruntime.
 
 Recognizer(models_dir).recognize(image_bgr) -> [{"cls", "box", "confidence", "rotation"}], and
@@ -16,13 +16,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.characters import DEFAULTS as CHARACTER_DEFAULTS
-from vision.characters import READER_FILE as CHARACTER_READER_FILE
-from vision.characters import CharacterReader
 from vision.classes import FLOWER_CLASSES
 from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_set, to_input
 from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
 from vision.flowers import READER_FILE, FlowerReader
+from vision.group_readers import DEFAULTS as GROUP_DEFAULTS
+from vision.group_readers import READERS, GroupReader, reader_file
 from vision.screen import SCREEN_DEFAULTS, inside_share, screen, to_check
 from vision.verifier import VERIFIER_FILE, TileVerifier
 
@@ -103,9 +102,9 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # the flower reader's second look at tiles the classifier puts in the flower and
             # season group at min_group or more (vision/flowers.py), averaged with the classifier's
             "flower_reader": dict(FLOWER_DEFAULTS),
-            # the character reader's second look at tiles the classifier puts in the 萬 group
-            # (vision/characters.py), likewise averaged with the classifier's
-            "character_reader": dict(CHARACTER_DEFAULTS),
+            # the group readers' second looks at tiles the classifier puts in the 萬 group and in
+            # the 筒 and 條 groups (vision/group_readers.py), likewise averaged with the classifier's
+            **{name: dict(GROUP_DEFAULTS) for name in READERS},
             # phantom boxes (inside another tile, slivers at the edge, unreadable): vision/screen.py
             "screen": SCREEN_DEFAULTS}
 ROTATION_NAMES = ("upright", "sideways", "upside_down", "sideways")  # by quarter turns clockwise
@@ -309,11 +308,12 @@ class Recognizer:
         self.flowers = None
         if (models_dir / READER_FILE).exists() and self.config.get("flower_reader", {}) is not None:
             self.flowers = FlowerReader(make_session(models_dir / READER_FILE, threads), self.config.get("flower_reader"))
-        # the character reader, likewise optional; "character_reader": null turns it off
-        self.characters = None
-        if (models_dir / CHARACTER_READER_FILE).exists() and self.config.get("character_reader", {}) is not None:
-            self.characters = CharacterReader(make_session(models_dir / CHARACTER_READER_FILE, threads),
-                                              self.config.get("character_reader"))
+        # the group readers, likewise optional; "character_reader": null (or "suit_reader") turns one off
+        self.group_readers = {
+            name: GroupReader(make_session(models_dir / reader_file(name), threads), kind["classes"],
+                              self.config.get(name))
+            for name, kind in READERS.items()
+            if (models_dir / reader_file(name)).exists() and self.config.get(name, {}) is not None}
         # the tile check, likewise optional; "verifier": null turns it off
         self.verifier = None
         if (models_dir / VERIFIER_FILE).exists() and self.config.get("verifier", {}) is not None:
@@ -613,8 +613,8 @@ class Recognizer:
         turned = [t for _, t in cut]
         light = self.is_light_ink(crops)
         p_cls, p_rot, p_num = self.classify_crops(crops, light)
-        if self.characters is not None:  # the numeral above 萬, read at a larger crop
-            p_cls = self.characters.refine(image, boxes, turned, p_cls, light)
+        for reader in self.group_readers.values():  # the numeral above 萬, the circles and sticks, at a larger crop
+            p_cls = reader.refine(image, boxes, turned, p_cls, light)
         if self.flowers is not None:  # what flowers and seasons print, read at a larger crop
             p_cls, p_num = self.flowers.refine(image, boxes, turned, p_cls, p_num, light)
         p_tile = None

@@ -11,8 +11,8 @@ from .errors import ApiError
 
 MODEL_FILES = ("detector.onnx", "classifier.onnx")
 # read too when present: adapt may install a new reader or tile check alone
-OPTIONAL_FILES = ("flower_reader.onnx", "character_reader.onnx", "verifier.onnx", "recognizer.json",
-                  "classifier_first.onnx", "detector_closeup.onnx")
+OPTIONAL_FILES = ("flower_reader.onnx", "character_reader.onnx", "suit_reader.onnx", "verifier.onnx",
+                  "recognizer.json", "classifier_first.onnx", "detector_closeup.onnx")
 NO_MODEL = "no vision model installed yet"
 
 

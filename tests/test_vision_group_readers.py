@@ -1,28 +1,25 @@
-"""The character reader (vision/characters.py): which crops it reads, how its reading joins the
-classifier's, its training data (training/train_character_reader.py) and its adapt
-(training/adapt_readers.py)."""
+"""The group readers (vision/group_readers.py: the character reader, 萬, and the suit reader, 筒
+and 條): which crops they read, how a reading joins the classifier's, their training data
+(training/train_group_reader.py) and their adapt (training/adapt_readers.py)."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from vision.characters import READER_FILE, CharacterReader
-from vision.classes import CHARACTER_CLASSES
+from tests.vision_support import probs
+from vision.classes import CHARACTER_CLASSES, SUIT_CLASSES
 from vision.flowers import FLOWER_INPUT, FLOWER_STORE
+from vision.group_readers import READERS, GroupReader, reader_file
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
+READER_FILE = reader_file("character_reader")
 
 
-def probs(rows: list[dict[int, float]]) -> np.ndarray:
-    p = np.zeros((len(rows), 43), np.float32)
-    for i, row in enumerate(rows):
-        for c, v in row.items():
-            p[i, c] = v
-    return p
+def CharacterReader(session, settings=None):  # noqa: N802: the character reader, as the recognizer makes it
+    return GroupReader(session, CHARACTER_CLASSES, settings)
 
 
 class FakeSession:
@@ -58,6 +55,27 @@ def test_refine_reads_only_the_wan_group_and_keeps_its_total():
     assert every.inputs[0].shape[0] == 2 and out.argmax(1).tolist() == [1, 13, 40, 1]
 
 
+def test_the_suit_reader_reads_only_the_circles_and_sticks_group():
+    class SaysSixSticks(FakeSession):
+        def run(self, names, feeds):
+            self.inputs.append(feeds["image"])
+            return [np.tile(np.eye(18, dtype=np.float32)[SUIT_CLASSES.index(23)], (len(feeds["image"]), 1))]
+
+    image = np.full((200, 300, 3), 200, np.uint8)
+    boxes = np.array([[10, 10, 60, 80], [100, 10, 150, 80], [200, 10, 250, 80]], np.float32)
+    # a 6條 read 4條, a 二萬 the classifier is unsure of, a 7筒 with 夏 beside it
+    p_cls = probs([{21: 0.6, 23: 0.3, 13: 0.1}, {1: 0.6, 2: 0.4}, {15: 0.55, 35: 0.45}])
+    session = SaysSixSticks()
+    out = GroupReader(session, SUIT_CLASSES).refine(image, boxes, [False] * 3, p_cls)
+    assert len(session.inputs) == 1 and len(session.inputs[0]) == 2  # the 條 and the 筒, not the 萬
+    assert out.argmax(1).tolist() == [23, 1, 35]
+    assert out[0, 23] == pytest.approx(0.5 * 0.3 + 0.5)  # half the classifier's share, half the reader's
+    # the group keeps the classifier's 0.55 of the 7筒, now shared with 6條; 夏 keeps its 0.45
+    assert out[2, 15] == pytest.approx(0.275) and out[2, 23] == pytest.approx(0.275)
+    assert out[2, 35] == pytest.approx(0.45)
+    assert np.array_equal(out[1], p_cls[1])
+
+
 def test_weight_one_is_the_readers_reading_alone():
     image = np.full((120, 120, 3), 230, np.uint8)
     out = CharacterReader(FakeSession(), {"weight": 1.0}).refine(image, [[10, 10, 60, 90]], [False],
@@ -65,19 +83,16 @@ def test_weight_one_is_the_readers_reading_alone():
     assert out[0, 1] == pytest.approx(1.0) and out[0, 2] == 0
 
 
-def test_recognizer_uses_a_character_reader_beside_its_models_and_can_be_told_not_to(tmp_path):
-    torch = pytest.importorskip("torch")
-    from training.train_character_reader import export_onnx, start_from
+def test_recognizer_uses_a_character_reader_beside_its_models_and_can_be_told_not_to(models_with_reader):
+    pytest.importorskip("torch")
+    from training.train_group_reader import export_onnx, start_from
     from vision.model import Recognizer
 
-    for name in ("detector.onnx", "classifier.onnx", "recognizer.json"):
-        shutil.copy2(MODELS / name, tmp_path / name)
-    torch.manual_seed(0)
-    export_onnx(start_from(MODELS / "classifier.pt"), tmp_path / READER_FILE)
+    tmp_path = models_with_reader(READER_FILE, start_from(MODELS / "classifier.pt"), export_onnx)
     rec = Recognizer(tmp_path, threads=1)
-    assert rec.characters is not None
+    assert list(rec.group_readers) == ["character_reader"]  # the folder has no suit reader
     session = FakeSession()
-    rec.characters.session = session
+    rec.group_readers["character_reader"].session = session
     # the classifier leaning 三萬 over 二萬: the reader's sure 二萬 decides at the default weight
     rec._classify = lambda crops: (probs([{2: 0.55, 1: 0.45}] * len(crops)), np.eye(4, dtype=np.float32)[[0] * len(crops)],
                                    np.full((len(crops), 4), 0.25, np.float32))
@@ -87,56 +102,59 @@ def test_recognizer_uses_a_character_reader_beside_its_models_and_can_be_told_no
     config = json.loads((tmp_path / "recognizer.json").read_text())
     config["inference"]["character_reader"] = None
     (tmp_path / "recognizer.json").write_text(json.dumps(config))
-    assert Recognizer(tmp_path, threads=1).characters is None
+    assert Recognizer(tmp_path, threads=1).group_readers == {}
 
 
-def test_the_shipped_models_include_the_reader():
+def test_the_shipped_models_include_the_character_reader():
     from vision.model import Recognizer
 
-    assert (MODELS / READER_FILE).exists() and Recognizer(MODELS, threads=1).characters is not None
+    assert (MODELS / READER_FILE).exists() and "character_reader" in Recognizer(MODELS, threads=1).group_readers
 
 
-def test_the_exported_reader_gives_probabilities(tmp_path):
+@pytest.mark.parametrize("name", list(READERS))
+def test_the_exported_reader_gives_probabilities(tmp_path, name):
     pytest.importorskip("torch")
     import onnxruntime as ort
 
-    from training.train_character_reader import export_onnx, start_from
+    from training.train_group_reader import export_onnx, start_from
 
-    path = tmp_path / READER_FILE
-    export_onnx(start_from(None), path)
+    path = tmp_path / reader_file(name)
+    export_onnx(start_from(None, name), path)
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    (p9,) = session.run(["p_cls"], {"image": np.random.default_rng(0).random(
+    (p,) = session.run(["p_cls"], {"image": np.random.default_rng(0).random(
         (2, 3, FLOWER_INPUT, FLOWER_INPUT), dtype=np.float32)})
-    assert p9.shape == (2, 9) and np.allclose(p9.sum(1), 1, atol=1e-5)
+    assert p.shape == (2, len(READERS[name]["classes"])) and np.allclose(p.sum(1), 1, atol=1e-5)
 
 
-def test_start_from_takes_the_classifiers_wan_rows_or_a_readers_own_weights(tmp_path):
+@pytest.mark.parametrize("name, size", [("character_reader", 9), ("suit_reader", 18)])
+def test_start_from_takes_the_classifiers_group_rows_or_a_readers_own_weights(tmp_path, name, size):
     torch = pytest.importorskip("torch")
     from training.cls_net import first_member
-    from training.train_character_reader import WEIGHTS_FILE, start_from
+    from training.train_group_reader import start_from, weights_file
 
-    made = start_from(MODELS / "classifier.pt")
+    made = start_from(MODELS / "classifier.pt", name)
     source = first_member(MODELS / "classifier.pt")
-    assert torch.equal(made.cls_head.weight, source.cls_head.weight[list(CHARACTER_CLASSES)])
-    torch.save(made.state_dict(), tmp_path / WEIGHTS_FILE)
-    again = start_from(tmp_path / WEIGHTS_FILE)  # a reader's state: loaded as it is
+    assert torch.equal(made.cls_head.weight, source.cls_head.weight[list(READERS[name]["classes"])])
+    torch.save(made.state_dict(), tmp_path / weights_file(name))
+    again = start_from(tmp_path / weights_file(name), name)  # a reader's state: loaded as it is
     assert torch.equal(again.cls_head.weight, made.cls_head.weight)
-    assert start_from(None).cls_head.out_features == 9
+    assert start_from(None, name).cls_head.out_features == size
 
 
-def test_real_wan_crops_are_taken_from_a_crop_cache():
+def test_real_crops_of_a_group_are_taken_from_a_crop_cache():
     pytest.importorskip("torch")
-    from training.train_character_reader import real_characters
+    from training.train_group_reader import real_group
 
-    cache = {"crops": np.zeros((4, 96, 96, 3), np.uint8), "cls": np.array([0, 8, 9, 40])}
-    data = real_characters(cache)
+    cache = {"crops": np.zeros((5, 96, 96, 3), np.uint8), "cls": np.array([0, 8, 9, 40, 26])}
+    data = real_group(cache, CHARACTER_CLASSES)
     assert data["crops"].shape == (2, FLOWER_STORE, FLOWER_STORE, 3) and data["cls"].tolist() == [0, 8]
-    assert len(real_characters({"crops": cache["crops"][2:], "cls": cache["cls"][2:]})["cls"]) == 0
+    assert real_group(cache, SUIT_CLASSES)["cls"].tolist() == [0, 17]  # 1筒 and 9條: first and last
+    assert len(real_group({"crops": cache["crops"][3:4], "cls": cache["cls"][3:4]}, CHARACTER_CLASSES)["cls"]) == 0
 
 
 def test_a_real_crops_view_can_have_its_corners_painted_over():
     pytest.importorskip("torch")
-    from training.train_character_reader import reader_view
+    from training.train_group_reader import reader_view
 
     crop = np.full((FLOWER_STORE, FLOWER_STORE, 3), 240, np.uint8)
     crop[20:40, 20:40] = 0  # ink in the top left corner of the face, where HK sets print an index
@@ -149,49 +167,54 @@ def test_a_real_crops_view_can_have_its_corners_painted_over():
     assert all((x[:, 40:56, 40:56] < 100).mean() > 0.5 for x in erased)  # the middle is never painted
 
 
-def test_procedural_wan_crops_are_of_every_numeral():
+@pytest.mark.parametrize("classes", [CHARACTER_CLASSES, SUIT_CLASSES])
+def test_procedural_crops_are_of_every_tile_of_the_group(classes):
     pytest.importorskip("torch")
-    from training.train_character_reader import procedural_characters
+    from training.train_group_reader import procedural_crops
 
     try:
-        data = procedural_characters(np.random.default_rng(3), sets=1, per_class=2)
+        data = procedural_crops(np.random.default_rng(3), 1, 2, classes)
     except OSError as e:  # no CJK font installed (make train-fonts)
         pytest.skip(str(e))
-    assert data["crops"].shape == (18, FLOWER_STORE, FLOWER_STORE, 3)
-    assert sorted(data["cls"].tolist()) == sorted(list(range(9)) * 2)
-    assert len(procedural_characters(np.random.default_rng(4), sets=1, per_class=1, held_out=True)["cls"]) == 9
+    n = len(classes)
+    assert data["crops"].shape == (2 * n, FLOWER_STORE, FLOWER_STORE, 3)
+    assert sorted(data["cls"].tolist()) == sorted(list(range(n)) * 2)
+    assert len(procedural_crops(np.random.default_rng(4), 1, 1, classes, held_out=True)["cls"]) == n
 
 
-def test_adapt_tunes_the_character_reader_on_the_players_wan_and_keeps_the_previous_one(tmp_path):
+@pytest.mark.parametrize("name", list(READERS))
+def test_adapt_tunes_a_group_reader_on_the_players_tiles_and_keeps_the_previous_one(tmp_path, name):
     torch = pytest.importorskip("torch")
-    from training.adapt_readers import CHARACTERS, adapt_reader
-    from training.train_character_reader import WEIGHTS_FILE, export_onnx, procedural_characters, start_from
+    from training.adapt_readers import GROUPS, adapt_reader
+    from training.train_group_reader import export_onnx, procedural_crops, start_from, weights_file
 
+    kind = next(k for k in GROUPS if k.onnx_file == reader_file(name))
+    classes = np.array(READERS[name]["classes"])
     try:
-        data = procedural_characters(np.random.default_rng(5), sets=1, per_class=2)
+        data = procedural_crops(np.random.default_rng(5), 1, 2, classes)
     except OSError as e:
         pytest.skip(str(e))
-    net = start_from(MODELS / "classifier.pt")
-    torch.save(net.state_dict(), tmp_path / WEIGHTS_FILE)
-    export_onnx(net, tmp_path / READER_FILE)
-    old_onnx = (tmp_path / READER_FILE).read_bytes()
-    # a set the reader must learn to read otherwise: every numeral one on
-    cls = (data["cls"] + 1) % 9
-    other = np.concatenate([cls, [13, 40]])  # a 5筒 and a 菊: not the reader's
+    net = start_from(MODELS / "classifier.pt", name)
+    torch.save(net.state_dict(), tmp_path / weights_file(name))
+    export_onnx(net, tmp_path / reader_file(name))
+    old_onnx = (tmp_path / reader_file(name)).read_bytes()
+    # a set the reader must learn to read otherwise: every tile read as the next of its group
+    cls = classes[(data["cls"] + 1) % len(classes)]
+    other = np.concatenate([cls, [40, 42]])  # a 菊 and a face-down tile: not the reader's
     crops = np.concatenate([data["crops"], data["crops"][:2]])
-    numbers = np.array([0] * len(cls) + [0, 3])  # a flower's printed number means nothing here
-    report = adapt_reader(tmp_path, crops, other, np.zeros(len(other), bool), numbers, steps=40, kind=CHARACTERS)
-    assert report["character_crops"] == 18 and report["held_out_by_photo"] is False
+    numbers = np.array([0] * len(cls) + [3, 0])  # a flower's printed number means nothing here
+    report = adapt_reader(tmp_path, crops, other, np.zeros(len(other), bool), numbers, steps=40, kind=kind)
+    assert report[f"{kind.name}_crops"] == 2 * len(classes) and report["held_out_by_photo"] is False
     assert report["new_accuracy"] > report["old_accuracy"] and report["installed"] is True
-    assert (tmp_path / "previous" / READER_FILE).read_bytes() == old_onnx
-    assert (tmp_path / READER_FILE).read_bytes() != old_onnx
-    assert adapt_reader(tmp_path, crops[-2:], other[-2:], np.zeros(2, bool), None, kind=CHARACTERS) is None
+    assert (tmp_path / "previous" / reader_file(name)).read_bytes() == old_onnx
+    assert (tmp_path / reader_file(name)).read_bytes() != old_onnx
+    assert adapt_reader(tmp_path, crops[-2:], other[-2:], np.zeros(2, bool), None, kind=kind) is None
 
 
 def test_the_card_describes_the_reader_and_its_figures():
-    from training.model_card import _character_row, _character_section
+    from training.model_card import _character_section, _group_rows
 
-    assert _character_row({}) == "" and _character_section({}) == ""
+    assert _group_rows({}) == "" and _character_section({}) == ""
     cr = {"valid": {"right": 0.99, "crops": 1500}, "held_out_style": {"right": 0.995, "crops": 288},
           "seen_styles": {"right": 1.0, "crops": 288}, "train_minutes": 25.0, "steps": 2400, "lr": 0.0003,
           "store": 112, "input": 96, "real_train_crops": 6254, "real_share": 0.3, "corner_erase_share": 0.8,
@@ -202,7 +225,10 @@ def test_the_card_describes_the_reader_and_its_figures():
     assert "| 99.0% (1500) | 99.5% (288) | 100.0% (288) |" in text
     assert "| pink | 95.3% -> 97.7% | 98.9% -> 99.2% | 42.9% -> 50.0% | 80.0% -> 85.7% |" in text
     assert "70% of each batch" in text and "80% of them" in text
-    assert "`character_reader.onnx`" in _character_row({"character_reader": cr, "character_reader_mb": 4.2})
+    rows = _group_rows({"character_reader": cr, "character_reader_mb": 4.2})
+    assert "`character_reader.onnx`" in rows and "萬 group" in rows and "suit_reader" not in rows
+    both = _group_rows({"character_reader": cr, "suit_reader": cr, "suit_reader_mb": 4.2})
+    assert both.count("\n") == 2 and "`suit_reader.onnx` | the classifier's network with 18 classes" in both
 
 
 def test_the_shipped_reader_reads_a_brush_written_two_wan_the_classifier_misreads(shipped_models_with):

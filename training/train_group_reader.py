@@ -1,12 +1,14 @@
-"""The character reader's training (vision/characters.py): which of 1m-9m a 萬 tile is, read at
-FLOWER_INPUT px from a FLOWER_STORE px crop (the flower reader's sizes).
+"""The group readers' training (vision/group_readers.py): which tile of its group (the character
+reader: 1m-9m; the suit reader: 1p-9s) a tile is, read at FLOWER_INPUT px from a FLOWER_STORE px
+crop (the flower reader's sizes).
 
-Like the flower reader it starts from the classifier's weights (training/train_flower_reader.py
-from_classifier, the 萬 rows of the class head). Most of each batch is 萬 tiles of procedural sets
-drawn fresh every epoch, whose numerals come from many fonts (training/procedural.py; never the
-held-out style); the rest is the data set's real 萬 crops, with their corners painted over on
-most of them: HK sets print an index there, and a reader that leans on it cannot read a
-Taiwanese set's numerals.
+Like the flower reader a group reader starts from the classifier's weights (training/
+train_flower_reader.py from_classifier, its group's rows of the class head). Most of each batch
+is its group's tiles of procedural sets drawn fresh every epoch, whose numerals come from many
+fonts and whose circles and sticks are drawn in many shapes and layouts (training/procedural.py;
+never the held-out style); the rest is the data set's real crops of the group, with their
+corners painted over on most of them: HK sets print an index there, and a reader that leans on
+it cannot read a Taiwanese set.
 """
 from __future__ import annotations
 
@@ -23,34 +25,38 @@ from training.train_classifier import crop_cache
 from training.train_flower_reader import export_onnx as reader_export
 from training.train_flower_reader import procedural_group, train_time_boxed
 from training.train_flower_reader import start_from as reader_start
-from vision.classes import CHARACTER_CLASSES
 from vision.crops import to_input
 from vision.flowers import FLOWER_INPUT, FLOWER_STORE
+from vision.group_readers import READERS
 
-WEIGHTS_FILE = "character_reader.pt"  # its PyTorch weights beside the ONNX file
 SETS_PER_EPOCH = 24
-CROPS_PER_CLASS_AND_SET = 10
-REAL_SHARE = 0.3  # of each batch: the data set's own 萬, so its sets stay read right
+CROPS_PER_SET = 90  # of each drawn set an epoch, shared among the group's classes
+REAL_SHARE = 0.3  # of each batch: the data set's own tiles of the group, so its sets stay read right
 CORNER_ERASE_SHARE = 0.8  # of those real crops: two to four corners painted over
 BATCH = 64
 
 
-def start_from(path: Path | None) -> TileNet:
+def weights_file(name: str) -> str:
+    """The PyTorch weights of reader `name` (a key of READERS), kept beside its ONNX file."""
+    return f"{name}.pt"
+
+
+def start_from(path: Path | None, name: str = "character_reader") -> TileNet:
     """A reader's own weights (a further round), or a reader made from a classifier's weights."""
-    return reader_start(path, CHARACTER_CLASSES)
+    return reader_start(path, READERS[name]["classes"])
 
 
-def real_characters(cache: dict) -> dict:
-    """The 萬 crops of a split's crop cache at FLOWER_STORE, with class 0-8."""
-    keep = np.isin(cache["cls"], CHARACTER_CLASSES)
+def real_group(cache: dict, classes) -> dict:
+    """The crops of classes in a split's crop cache at FLOWER_STORE, with their index in classes."""
+    keep = np.isin(cache["cls"], classes)
     crops = np.stack([cv2.resize(c, (FLOWER_STORE, FLOWER_STORE)) for c in cache["crops"][keep]]) \
         if keep.any() else np.zeros((0, FLOWER_STORE, FLOWER_STORE, 3), np.uint8)
-    return {"crops": crops, "cls": cache["cls"][keep].astype(np.int64) - CHARACTER_CLASSES[0]}
+    return {"crops": crops, "cls": np.searchsorted(classes, cache["cls"][keep]).astype(np.int64)}
 
 
-def procedural_characters(rng: np.random.Generator, sets: int, per_class: int, held_out: bool = False) -> dict:
-    """萬 crops of freshly drawn procedural sets (held_out: of the style left out of training)."""
-    data = procedural_group(rng, sets, per_class, CHARACTER_CLASSES, held_out)
+def procedural_crops(rng: np.random.Generator, sets: int, per_class: int, classes, held_out: bool = False) -> dict:
+    """Crops of classes from freshly drawn procedural sets (held_out: of the style left out of training)."""
+    data = procedural_group(rng, sets, per_class, classes, held_out)
     return {"crops": data["crops"], "cls": data["cls"]}
 
 
@@ -76,14 +82,14 @@ def batch(pool: dict, real: dict, rng: np.random.Generator, n: int = BATCH) -> t
 
 
 def predict(net: TileNet, crops: np.ndarray) -> np.ndarray:
-    """Class (0-8) probabilities for stored crops at FLOWER_STORE."""
+    """Class probabilities (by index in the reader's group) for stored crops at FLOWER_STORE."""
     net.eval()
     out = []
     with torch.no_grad():
         for s in range(0, len(crops), 256):
             x = np.stack([to_input(c, out=FLOWER_INPUT).transpose(2, 0, 1) for c in crops[s:s + 256]])
             out.append(F.softmax(net(torch.from_numpy(x).float() / 255)[0], 1).numpy())
-    return np.concatenate(out) if out else np.zeros((0, len(CHARACTER_CLASSES)), np.float32)
+    return np.concatenate(out) if out else np.zeros((0, net.cls_head.out_features), np.float32)
 
 
 def metrics(net: TileNet, data: dict) -> dict:
@@ -93,32 +99,36 @@ def metrics(net: TileNet, data: dict) -> dict:
 
 
 def export_onnx(net: TileNet, path: Path) -> None:
-    """The reader's ONNX file: input "image", output "p_cls" (1m-9m)."""
+    """The reader's ONNX file: input "image", output "p_cls" (its group's classes)."""
     reader_export(net, path, with_number=False)
 
 
-def train_character_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes: float,
-                           init_weights: Path | None, seed: int = 0, threads: int = 2, lr: float = 3e-4,
-                           log=print) -> dict:
-    """Train (time-boxed, cosine schedule), export, and return the figures on the valid split's
-    real 萬 and on procedural sets of the seen styles and of the held-out one."""
+def train_group_reader(name: str, data_root: Path, work_dir: Path, out_onnx: Path, minutes: float,
+                       init_weights: Path | None, seed: int = 0, threads: int = 2, lr: float = 3e-4,
+                       log=print) -> dict:
+    """Train reader `name` (a key of vision/group_readers.READERS; time-boxed, cosine schedule),
+    export, and return the figures on the valid split's real tiles of its group and on
+    procedural sets of the seen styles and of the held-out one. Its last weights are left in
+    work_dir as `name`_last.pt."""
+    classes = READERS[name]["classes"]
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
     work_dir = Path(work_dir)
-    real = real_characters(crop_cache(data_root, work_dir, "train"))
-    valid = real_characters(crop_cache(data_root, work_dir, "valid"))
-    held = procedural_characters(np.random.default_rng((seed, 99)), sets=8, per_class=4, held_out=True)
-    seen = procedural_characters(np.random.default_rng((seed, 98)), sets=8, per_class=4)
-    net = start_from(init_weights)
+    real = real_group(crop_cache(data_root, work_dir, "train"), classes)
+    valid = real_group(crop_cache(data_root, work_dir, "valid"), classes)
+    held = procedural_crops(np.random.default_rng((seed, 99)), 8, 4, classes, held_out=True)
+    seen = procedural_crops(np.random.default_rng((seed, 98)), 8, 4, classes)
+    net = start_from(init_weights, name)
+    per_class = max(2, CROPS_PER_SET // len(classes))
 
     def loss_on(pool):
         x, y = batch(pool, real, rng)
         return F.cross_entropy(net(x)[0], y, label_smoothing=0.05)
 
     run = train_time_boxed(net, minutes, lr,
-                           lambda: procedural_characters(rng, SETS_PER_EPOCH, CROPS_PER_CLASS_AND_SET), loss_on,
-                           work_dir / "character_reader_last.pt", log)
+                           lambda: procedural_crops(rng, SETS_PER_EPOCH, per_class, classes), loss_on,
+                           work_dir / f"{name}_last.pt", log)
     out_onnx = Path(out_onnx)
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(net, out_onnx)
