@@ -212,16 +212,16 @@ def test_adapt_tunes_a_group_reader_on_the_players_tiles_and_keeps_the_previous_
 
 
 def test_the_card_describes_the_reader_and_its_figures():
-    from training.model_card import _character_section, _group_rows
+    from training.model_card import _group_rows, _group_sections
 
-    assert _group_rows({}) == "" and _character_section({}) == ""
+    assert _group_rows({}) == "" and _group_sections({}) == ""
     cr = {"valid": {"right": 0.99, "crops": 1500}, "held_out_style": {"right": 0.995, "crops": 288},
           "seen_styles": {"right": 1.0, "crops": 288}, "train_minutes": 25.0, "steps": 2400, "lr": 0.0003,
           "store": 112, "input": 96, "real_train_crops": 6254, "real_share": 0.3, "corner_erase_share": 0.8,
           "pipeline": [{"name": "pink", "char_before": "95.3%", "char_after": "97.7%", "tiles_before": "98.9%",
                         "tiles_after": "99.2%", "exact_before": "42.9%", "exact_after": "50.0%",
                         "all_before": "80.0%", "all_after": "85.7%"}]}
-    text = _character_section(cr and {"character_reader": cr})
+    text = _group_sections({"character_reader": cr})
     assert "| 99.0% (1500) | 99.5% (288) | 100.0% (288) |" in text
     assert "| pink | 95.3% -> 97.7% | 98.9% -> 99.2% | 42.9% -> 50.0% | 80.0% -> 85.7% |" in text
     assert "70% of each batch" in text and "80% of them" in text

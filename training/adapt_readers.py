@@ -4,9 +4,10 @@ and the group readers (vision/group_readers.py) to their 萬, 筒 and 條 tiles.
 `python -m vision adapt` tunes the classifier on the player's crops; inside a reader's group the
 reader's reading is averaged with the classifier's (inference.flower_reader.weight,
 inference.character_reader.weight, ...), so without this step an untaught reader would outvote
-half of what the classifier learnt of the set's flowers, numerals, circles or sticks. Each reader is tuned on the same
-crops of its group (their class, and a flower's printed number where the labels say it), held
-part, install-if-better and the previous files kept under models/previous/, as the classifier is.
+half of what the classifier learnt of the set's flowers, numerals, circles or sticks. Each
+reader is tuned on the same crops of its group (their class, and a flower's printed number where
+the labels say it), held part, install-if-better and the previous files kept under
+models/previous/, as the classifier is.
 """
 from __future__ import annotations
 

@@ -372,35 +372,54 @@ def _group_rows(info: dict) -> str:
         for name, (classes, group) in GROUP_READER_ROWS.items() if info.get(name))
 
 
-def _character_section(info: dict) -> str:
-    cr = info.get("character_reader")
+# what the card says of each group reader: its section's title, why it reads, its group, its tiles
+GROUP_READER_TEXT = {
+    "character_reader": {
+        "title": "Numerals above 萬 (the character reader)",
+        "why": "Each set writes the numerals above 萬 in its own hand (brush, Kai, Ming; 伍 or 五; a 七 like 乜), and the\n"
+               "training photos' HK sets also print the number in a corner, which the classifier can lean on.",
+        "group": "萬", "tiles": "萬 tiles", "key": "char", "real": "real 萬"},
+    "suit_reader": {
+        "title": "Circles and sticks (the suit reader)",
+        "why": "Each set draws its circles and sticks in its own shapes and lays them out its own ways (6條 in two rows\n"
+               "of three or in three rows of two), and on drawn sets of styles never seen the classifier read 6條 as 4條\n"
+               "more often than it made any other error.",
+        "group": "筒 and 條", "tiles": "筒 and 條 tiles", "key": "suit", "real": "real 筒 and 條"},
+}
+
+
+def _group_sections(info: dict) -> str:
+    return "".join(_group_section(info, name) for name in GROUP_READER_TEXT)
+
+
+def _group_section(info: dict, name: str) -> str:
+    cr, text = info.get(name), GROUP_READER_TEXT[name]
     if not cr:
         return ""
     crops = " | ".join(f"{_pct(cr.get(k, {}).get('right'))} ({cr.get(k, {}).get('crops')})"
                        for k in ("valid", "held_out_style", "seen_styles"))
-    runs = cr.get("pipeline", [])
+    runs, key = cr.get("pipeline", []), text["key"]
     table = ""
     if runs:
-        table = ("\nThe whole recognizer without the reader -> with it (`inference.character_reader`: null turns it "
-                 "off), where each set's 萬 tiles are read:\n\n| photos | 萬 tiles right | tiles right | photos exactly right "
-                 "| photos all right |\n|---|---|---|---|---|\n" + "".join(
-                     f"| {r['name']} | {r['char_before']} -> {r['char_after']} | {r['tiles_before']} -> {r['tiles_after']} | "
+        table = (f"\nThe whole recognizer without the reader -> with it (`inference.{name}`: null turns it "
+                 f"off), where each set's {text['tiles']} are read:\n\n| photos | {text['tiles']} right | tiles right | "
+                 "photos exactly right | photos all right |\n|---|---|---|---|---|\n" + "".join(
+                     f"| {r['name']} | {r[key + '_before']} -> {r[key + '_after']} | {r['tiles_before']} -> {r['tiles_after']} | "
                      f"{r['exact_before']} -> {r['exact_after']} | {r['all_before']} -> {r['all_after']} |\n" for r in runs))
-    return f"""## Numerals above 萬 (the character reader)
+    return f"""## {text['title']}
 
-Each set writes the numerals above 萬 in its own hand (brush, Kai, Ming; 伍 or 五; a 七 like 乜), and the
-training photos' HK sets also print the number in a corner, which the classifier can lean on. Tiles the
-classifier puts in the 萬 group (at least half its probability) are cut again from the photo at
-{cr.get('store')} px and read at {cr.get('input')} px by `character_reader.onnx`; its reading joins the classifier's inside
-the group, weighted by `inference.character_reader.weight` (0.5; whether the tile is a 萬 stays the
+{text['why']} Tiles the
+classifier puts in the {text['group']} group (at least half its probability) are cut again from the photo at
+{cr.get('store')} px and read at {cr.get('input')} px by `{name}.onnx`; its reading joins the classifier's inside
+the group, weighted by `inference.{name}.weight` (0.5; whether the tile is in the group stays the
 classifier's call); only crops the classifier is under `below` (0.9) sure of are read, and a light-ink
 set's crops both as photographed and as dark ink, the two averaged (`both_looks`). Trained {cr.get('train_minutes', 0):.0f} min ({cr.get('steps')} steps of 64, lr {cr.get('lr')}, from the
-{"reader's own weights" if cr.get('init') == 'reader' else "classifier's weights"}): {int(100 * (1 - cr.get('real_share', 0.3)))}% of each batch is 萬 tiles of 24 procedural sets drawn fresh every
-epoch (never the held-out style), the rest the data set's {cr.get('real_train_crops')} real 萬 crops, {int(100 * cr.get('corner_erase_share', 0))}% of them with
+{"reader's own weights" if cr.get('init') == 'reader' else "classifier's weights"}): {int(100 * (1 - cr.get('real_share', 0.3)))}% of each batch is {text['tiles']} of 24 procedural sets drawn fresh every
+epoch (never the held-out style), the rest the data set's {cr.get('real_train_crops')} {text['real']} crops, {int(100 * cr.get('corner_erase_share', 0))}% of them with
 two to four corners painted over (where HK sets print their index). The reader alone on crops cut at the
 labelled boxes:
 
-| valid split, real HK 萬 (crops) | procedural sets, held-out style | procedural sets, styles seen |
+| valid split, {text['real']} (crops) | procedural sets, held-out style | procedural sets, styles seen |
 |---|---|---|
 | {crops} |
 {table}
@@ -631,9 +650,9 @@ with the crop's own turn this gives upright / upside_down / sideways.
 Training time of the shipped models on this 2-core CPU, every round counted: detector
 {_total_minutes(info)[0]:.0f} min{_gpu_minutes(info)}, classifier {_total_minutes(info)[1]:.0f} min. `make train` (`python -m vision train`
 with its defaults) rebuilds every model from scratch in one sitting: a 0.8 h detector budget, a 35 min classifier
-budget and a 40 min budget for its second member, a 30 min flower reader budget, a 25 min character reader budget, the tile check (900 photos drawn
+budget and a 40 min budget for its second member, a 30 min flower reader budget, a 25 min character reader budget, a 40 min suit reader budget, the tile check (900 photos drawn
 and mined, about 40 min, then a 20 min budget), the close-up detector (1 h from the detector just trained, with
-500 new procedural photos, 35% of them close-ups) and the evaluation, about 5.1 h on two cores; `--det-init` / `--cls-init` add fine-tuning rounds.
+500 new procedural photos, 35% of them close-ups) and the evaluation, about 5.8 h on two cores; `--det-init` / `--cls-init` add fine-tuning rounds.
 
 Inference (`recognizer.json`): detector score >= {info.get('det_conf', 0.2)}, NMS IoU 0.5. When the first pass finds
 few sure, tile-shaped boxes (a photo squashed in width or height, as the publisher's 640x640 resize left
@@ -668,7 +687,7 @@ detector score x class probability. Then phantom boxes are screened out or flagg
 Flowers and seasons: {fl or 'n/a'}.
 Worst confusions: {conf or 'none'}.
 
-{_flower_section(info)}{_character_section(info)}{_framings_section(info)}{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_sections(info)}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
+{_flower_section(info)}{_group_sections(info)}{_framings_section(info)}{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_sections(info)}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
 ## Limits
 
 - Trained on HK-style tiles with corner indices; Taiwanese sets without indices and with other flower art

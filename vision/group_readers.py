@@ -43,6 +43,9 @@ READERS = {"character_reader": {"classes": CHARACTER_CLASSES},
 # scales, scales_below: as the flower reader's (vision/flowers.py); 萬 right 95.3% -> 97.2% on a
 # red-bodied draw, 94.0% -> 94.6% on styles seen, 98.6% -> 97.9% on another red draw, every other
 # set unchanged (2026-12-03).
+# The suit reader takes the same settings, not swept on its own: with them it took the tiles right
+# 89.5% -> 92.9% on a red-bodied draw, 97.5% -> 99.0% ivory, 90.4% -> 93.2% of styles seen, and the
+# valid split's photos all right 94.5% -> 94.8% (2026-12-03, models/README.md "Circles and sticks").
 DEFAULTS = {"min_group": 0.5, "weight": 0.5, "below": 0.9, "both_looks": True, "store": FLOWER_STORE,
             "input": FLOWER_INPUT, "scales": [1.0, 0.85, 1.15], "scales_below": 0.9}
 
