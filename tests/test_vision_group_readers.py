@@ -243,6 +243,24 @@ def test_the_shipped_reader_reads_a_brush_written_two_wan_the_classifier_misread
     assert without["confusions"] == [{"true": "2m", "predicted": "3m", "count": 1}]
 
 
+def test_the_shipped_suit_reader_reads_a_five_sticks_the_classifier_misreads(shipped_models_with):
+    """A 5條 of the pink session (a real set never trained on, IMG_2767) read as 7筒 without it."""
+    from training.evaluate import evaluate
+    from vision.model import Recognizer
+
+    photo = Path(__file__).resolve().parent / "fixtures" / "vision-suit-five-sticks"
+    with_it = evaluate(photo, Recognizer(MODELS), progress=False)
+    assert with_it["tiles_right"] == 1.0 and with_it["labelled_tiles"] == 38
+    without = evaluate(photo, Recognizer(shipped_models_with("suit_reader", None)), progress=False)
+    assert without["confusions"] == [{"true": "5s", "predicted": "7p", "count": 1}]
+
+
+def test_the_shipped_models_include_the_suit_reader():
+    from vision.model import Recognizer
+
+    assert list(Recognizer(MODELS, threads=1).group_readers) == ["character_reader", "suit_reader"]
+
+
 def test_a_light_ink_sets_crops_are_read_in_both_looks_unless_told_otherwise():
     image = np.full((120, 120, 3), 40, np.uint8)
     image[20:90, 30:80] = 220  # light ink on a dark body
