@@ -1,4 +1,4 @@
-"""The int8 classifier reads the fixture tiles as the float one does."""
+"""The int8 classifier and readers read the fixture tiles as the float ones do."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -40,3 +40,38 @@ def test_calibration_needs_crops():
 
     with pytest.raises(ValueError, match="no crops"):
         calibration_inputs(np.zeros((0, 96, 96, 3), np.uint8))
+
+
+def test_int8_reader_agrees_with_float_and_keeps_its_softmax_float(tmp_path):
+    pytest.importorskip("torch")
+    import cv2
+    import onnx
+
+    from training.quantize import INT8_READERS, calibration_inputs, quantize_reader
+    from training.train_group_reader import export_onnx, start_from
+    from vision.classes import CHARACTER_CLASSES
+    from vision.flowers import FLOWER_INPUT, FLOWER_STORE
+
+    assert "character_reader" in INT8_READERS and "suit_reader" not in INT8_READERS  # see why there
+    net = start_from(MODELS / "classifier.pt", "character_reader")
+    export_onnx(net, tmp_path / "float.onnx")
+    export_onnx(net, tmp_path / "int8.onnx")
+    data = crops_from_pairs(list_pairs(FIXTURES))
+    crops = np.stack([cv2.resize(c, (FLOWER_STORE, FLOWER_STORE)) for c in data["crops"]])
+    wan = crops[np.isin(data["cls"], CHARACTER_CLASSES)]  # the reader's group: what it is asked about
+    quantize_reader(tmp_path / "int8.onnx", wan)
+    assert (tmp_path / "int8.onnx").stat().st_size < (tmp_path / "float.onnx").stat().st_size / 2
+    graph = onnx.load(str(tmp_path / "int8.onnx")).graph
+    ops = [n.op_type for n in graph.node]
+    assert "QuantizeLinear" in ops and ops[-1] == "Softmax"  # the probabilities come out float
+    inputs = calibration_inputs(wan, count=len(wan), size=FLOWER_INPUT)
+    float_p = classify_p(tmp_path / "float.onnx", inputs)
+    int8_p = classify_p(tmp_path / "int8.onnx", inputs)
+    assert np.allclose(int8_p.sum(1), 1, atol=1e-4)
+    assert (float_p.argmax(1) == int8_p.argmax(1)).mean() >= 0.95
+
+
+def classify_p(onnx_path: Path, inputs: np.ndarray) -> np.ndarray:
+    from vision.model import make_session
+
+    return make_session(onnx_path).run(None, {"image": inputs})[0]

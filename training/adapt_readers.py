@@ -25,6 +25,7 @@ from torch.nn import functional as F
 from training.adapt import MAX_JITTER, balanced_pick, number_targets
 from training.adapt_detector import keep_previous
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss
+from training.quantize import INT8_READERS, quantize_reader
 from training import train_group_reader as tgr
 from training.train_classifier import NO_NUMBER
 from training.train_flower_reader import WEIGHTS_FILE, export_onnx, read_right, reader_view, start_from
@@ -150,6 +151,8 @@ def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, held: np.
         keep_previous(models_dir, (kind.weights_file, kind.onnx_file))
         torch.save(new_net.state_dict(), models_dir / kind.weights_file)
         kind.export(new_net, models_dir / kind.onnx_file)
+        if Path(kind.onnx_file).stem in INT8_READERS:  # as shipped
+            quantize_reader(models_dir / kind.onnx_file, x, seed)
     return {f"{kind.name}_crops": int(len(y)), "held_out_crops": int(test.sum()), "held_out_by_photo": by_photo,
             "rehearsal_crops": 0 if rehearsal is None else int(len(rehearsal[1])),
             "old_accuracy": old,

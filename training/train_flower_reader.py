@@ -22,6 +22,7 @@ from torch.nn import functional as F
 from training import procedural
 from training.augment import photometric, rotate_cw
 from training.cls_net import TileNet, first_member
+from training.quantize import INT8_READERS, quantize_reader
 from training.train_classifier import DARK_INK_SHARE, REAL_NUMBERS, crop_cache, lr_at, procedural_crop
 from vision.classes import FLOWER_CLASSES
 from vision.crops import dark_ink, to_input
@@ -234,6 +235,8 @@ def train_flower_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes
     out_onnx = Path(out_onnx)
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(net, out_onnx)
+    if "flower_reader" in INT8_READERS:
+        quantize_reader(out_onnx, real["crops"], seed)
     return {"before": before, "valid": metrics(net, valid), "held_out_style": metrics(net, held),
             "seen_styles": metrics(net, seen), **run, "input": FLOWER_INPUT,
             "store": FLOWER_STORE, "lr": lr, "jitter": jitter, "real_train_crops": int(len(real["cls"]))}

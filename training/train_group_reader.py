@@ -21,6 +21,7 @@ from torch.nn import functional as F
 
 from training.augment import erase_corners, photometric, rotate_cw
 from training.cls_net import TileNet
+from training.quantize import INT8_READERS, quantize_reader
 from training.train_classifier import crop_cache
 from training.train_flower_reader import export_onnx as reader_export
 from training.train_flower_reader import procedural_group, train_time_boxed
@@ -132,6 +133,8 @@ def train_group_reader(name: str, data_root: Path, work_dir: Path, out_onnx: Pat
     out_onnx = Path(out_onnx)
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(net, out_onnx)
+    if name in INT8_READERS:
+        quantize_reader(out_onnx, real["crops"], seed)
     return {"valid": metrics(net, valid), "held_out_style": metrics(net, held), "seen_styles": metrics(net, seen),
             **run, "input": FLOWER_INPUT, "store": FLOWER_STORE, "lr": lr, "real_train_crops": int(len(real["cls"])),
             "real_share": REAL_SHARE, "corner_erase_share": CORNER_ERASE_SHARE}
