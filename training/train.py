@@ -1,4 +1,4 @@
-"""`python -m vision train`: rebuild the models (detector, close-up detector, classifier, flower and character readers, tile check) from the
+"""`python -m vision train`: rebuild the models (detector, close-up detector, classifier, flower, character and suit readers, tile check) from the
 shared data, export ONNX, evaluate, write the card.
 
 Seeded; the schedules are time-boxed (detector in hours, classifier in minutes) so a run
