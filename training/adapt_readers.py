@@ -24,9 +24,9 @@ from torch.nn import functional as F
 
 from training.adapt import MAX_JITTER, balanced_pick, number_targets
 from training.adapt_detector import keep_previous
+from training import train_group_reader as tgr
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss
 from training.quantize import INT8_READERS, quantize_reader
-from training import train_group_reader as tgr
 from training.train_classifier import NO_NUMBER
 from training.train_flower_reader import WEIGHTS_FILE, export_onnx, read_right, reader_view, start_from
 from vision.classes import FLOWER_CLASSES

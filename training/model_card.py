@@ -349,12 +349,18 @@ def _fixes_line(ev: dict) -> str:
             "figures; the last column scores the same predictions on the labels as published.\n")
 
 
+def _reader_precision(name: str) -> str:
+    return ("int8 with its softmax float (`training/quantize.py`)" if name in INT8_READERS
+            else "fp32, softmax inside")
+
+
 def _flower_row(info: dict) -> str:
     fr = info.get("flower_reader")
     if not fr:
         return ""
     return (f"| `flower_reader.onnx` | the classifier's network with 8 classes (春夏秋冬梅蘭菊竹) and its printed-number head, "
-            f"started from the classifier's weights (`training/train_flower_reader.py`), int8 with its softmax float (`training/quantize.py`): run only on "
+            f"started from the classifier's weights (`training/train_flower_reader.py`), "
+            f"{_reader_precision('flower_reader')}: run only on "
             f"crops the classifier puts in the flower and season group (`vision/flowers.py`) | {fr.get('input')}x{fr.get('input')} "
             f"BGR crop cut from the photo at {fr.get('store')} px (box + 20%), long side vertical | "
             f"{info.get('flower_reader_mb', 0):.1f} MB |\n")
@@ -368,7 +374,7 @@ GROUP_READER_ROWS = {"character_reader": ("9 classes (1m-9m)", "萬"),
 def _group_rows(info: dict) -> str:
     return "".join(
         f"| `{name}.onnx` | the classifier's network with {classes}, started from the classifier's "
-        f"weights (`training/train_group_reader.py`), {'int8 with its softmax float' if name in INT8_READERS else 'fp32, softmax inside'}: "
+        f"weights (`training/train_group_reader.py`), {_reader_precision(name)}: "
         f"run only on crops the classifier "
         f"puts in the {group} group and is unsure of (`vision/group_readers.py`) | as `flower_reader.onnx` | "
         f"{info.get(f'{name}_mb', 0):.1f} MB |\n"
