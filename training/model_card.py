@@ -366,34 +366,31 @@ def _flower_row(info: dict) -> str:
             f"{info.get('flower_reader_mb', 0):.1f} MB |\n")
 
 
-# the group readers' rows of the files table: reader -> (its classes, its group)
-GROUP_READER_ROWS = {"character_reader": ("9 classes (1m-9m)", "萬"),
-                     "suit_reader": ("18 classes (1p-9p, 1s-9s)", "筒 and 條")}
-
-
 def _group_rows(info: dict) -> str:
+    """The group readers' rows of the files table."""
     return "".join(
-        f"| `{name}.onnx` | the classifier's network with {classes}, started from the classifier's "
+        f"| `{name}.onnx` | the classifier's network with {text['classes']}, started from the classifier's "
         f"weights (`training/train_group_reader.py`), {_reader_precision(name)}: "
         f"run only on crops the classifier "
-        f"puts in the {group} group and is unsure of (`vision/group_readers.py`) | as `flower_reader.onnx` | "
+        f"puts in the {text['group']} group and is unsure of (`vision/group_readers.py`) | as `flower_reader.onnx` | "
         f"{info.get(f'{name}_mb', 0):.1f} MB |\n"
-        for name, (classes, group) in GROUP_READER_ROWS.items() if info.get(name))
+        for name, text in GROUP_READER_TEXT.items() if info.get(name))
 
 
-# what the card says of each group reader: its section's title, why it reads, its group, its tiles
+# what the card says of each group reader: its section's title, why it reads, its classes, its
+# group, its tiles
 GROUP_READER_TEXT = {
     "character_reader": {
         "title": "Numerals above 萬 (the character reader)",
         "why": "Each set writes the numerals above 萬 in its own hand (brush, Kai, Ming; 伍 or 五; a 七 like 乜), and the\n"
                "training photos' HK sets also print the number in a corner, which the classifier can lean on.",
-        "group": "萬", "tiles": "萬 tiles", "key": "char", "real": "real 萬"},
+        "classes": "9 classes (1m-9m)", "group": "萬", "tiles": "萬 tiles", "key": "char", "real": "real 萬"},
     "suit_reader": {
         "title": "Circles and sticks (the suit reader)",
         "why": "Each set draws its circles and sticks in its own shapes and lays them out its own ways (6條 in two rows\n"
                "of three or in three rows of two), and on drawn sets of styles never seen the classifier read 6條 as 4條\n"
                "more often than it made any other error.",
-        "group": "筒 and 條", "tiles": "筒 and 條 tiles", "key": "suit", "real": "real 筒 and 條"},
+        "classes": "18 classes (1p-9p, 1s-9s)", "group": "筒 and 條", "tiles": "筒 and 條 tiles", "key": "suit", "real": "real 筒 and 條"},
 }
 
 
