@@ -40,6 +40,21 @@ def test_merge_moves_the_group_toward_the_reader_and_keeps_the_group_total():
     assert n is None and c[0, 36] == pytest.approx(0.8)
 
 
+def test_merge_keeps_the_classifiers_group_when_the_reader_spreads_it():
+    # the classifier's top class (梅) is a flower; an unsure reader spreads the group's 0.6 so
+    # that 6萬 (0.3) would come out on top: the group's top and 6萬 swap shares
+    p_cls = probs([{38: 0.4, 39: 0.2, 5: 0.3, 0: 0.1}])
+    unsure = np.full((1, 8), 0.1, np.float32)
+    unsure[0, 4] = 0.3
+    c, _ = merge(p_cls, None, np.array([True]), (unsure, None), weight=1.0)
+    assert int(c[0].argmax()) == 38 and c[0, 38] == pytest.approx(0.3) and c[0, 5] == pytest.approx(0.18)
+    assert c[0].sum() == pytest.approx(1.0)
+    # where the classifier's own top class is outside the group, the flat answer stands
+    p_out = probs([{5: 0.35, 38: 0.3, 39: 0.3, 0: 0.05}])
+    c, _ = merge(p_out, None, np.array([True]), (unsure, None), weight=1.0)
+    assert int(c[0].argmax()) == 5 and c[0, 5] == pytest.approx(0.35)
+
+
 class FakeSession:
     """An ONNX session stand-in that says every crop is 竹 printing 4, and records its inputs."""
 

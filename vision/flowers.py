@@ -99,14 +99,30 @@ def merge(p_cls: np.ndarray, p_num: np.ndarray | None, rows: np.ndarray, reader:
           weight: float, group: np.ndarray = GROUP) -> tuple[np.ndarray, np.ndarray | None]:
     """The classifier's probabilities with the reader's (p8 (M, 8), p_num (M, 4) or None) for the
     M rows it read: inside the group (the flowers unless said) the class share moves toward the
-    reader's by weight, the group's total kept (whether a tile is in the group stays the
-    classifier's call)."""
+    reader's by weight, the group's total kept. Whether a tile is in the group stays the
+    classifier's call: where its top class was in the group and the group's mass, spread by the
+    reader, leaves a class outside on top, that class and the group's top swap shares.
+
+    >>> p = np.zeros((1, 43), np.float32); p[0, 38] = 0.4; p[0, 39] = 0.2; p[0, 5] = 0.3; p[0, 0] = 0.1
+    >>> r = np.full((1, 8), 0.1, np.float32); r[0, 4] = 0.3  # 38 (梅), unsure
+    >>> c, _ = merge(p, None, np.array([True]), (r, None), 1.0)
+    >>> int(c.argmax()), round(float(c[0, 38]), 2), round(float(c[0, 5]), 2), round(float(c.sum()), 2)
+    (38, 0.3, 0.18, 1.0)
+    """
     p_cls = p_cls.copy()
     r_cls, r_num = reader
     mass = p_cls[rows][:, group].sum(1, keepdims=True)
     own = p_cls[rows][:, group] / np.maximum(mass, 1e-9)
     block = p_cls[rows]
+    was_in = np.isin(block.argmax(1), group)
     block[:, group] = mass * ((1 - weight) * own + weight * r_cls)
+    # Linear pooling of two unsure readings spreads the group's mass over its classes, and a
+    # class outside could come out on top though the group holds most of the mass: on the valid
+    # split a 3條 became 南 and a 1萬 中 that way. The reader says which tile of the group, not
+    # whether it is one.
+    for r in np.flatnonzero(was_in & ~np.isin(block.argmax(1), group)):
+        out, top = int(block[r].argmax()), int(group[block[r, group].argmax()])
+        block[r, out], block[r, top] = block[r, top], block[r, out]
     p_cls[rows] = block
     if p_num is not None and r_num is not None:
         p_num = p_num.copy()
