@@ -1,6 +1,7 @@
 """Phantom screening (vision/screen.py), the evaluate figures on extras, and the detector's adapt."""
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -43,6 +44,38 @@ def test_screen_drops_a_box_mostly_inside_a_surer_tile_and_flags_a_half_inside_o
 def test_screen_keeps_the_inner_box_when_it_is_the_surer_one():
     keep, _ = screen(np.vstack([ROW, [12, 22, 24, 50]]), np.array([0.8, 0.8, 0.4, 0.9]), probs(4), (100, 200))
     assert keep.all()
+
+
+def test_screen_keeps_an_overlapping_neighbour_that_reads_its_own_tile_more_surely():
+    # A tilted row: a 7條 box (the detector 0.37, the classifier 0.98) lies 0.7 inside the box
+    # of its neighbour, scored higher (0.53) but read unsure (4條 0.26). Kept, flagged.
+    big, part = [0, 20, 40, 60], [12, 20, 40, 60]   # 28 of part's 28 px wide inside big: 1.0
+    neighbour = [12, 20, 50, 58]                    # 28 of its 38 px wide inside big: 0.74
+    p = np.vstack([probs(1, 23, 0.26), probs(1, 24, 0.98)])
+    keep, why = screen(np.array([big, neighbour], float), np.array([0.53, 0.37]), p, (100, 200))
+    assert keep.tolist() == [True, True] and why == [None, "inside another tile"]
+    # wholly inside: a part of the bigger tile, whatever it reads (四 of a 4萬 read as 西)
+    keep, _ = screen(np.array([big, part], float), np.array([0.53, 0.37]), p, (100, 200))
+    assert keep.tolist() == [True, False]
+    # the same class, or less surely than the bigger box reads its own: a part, dropped
+    for p_other in (np.vstack([probs(1, 24, 0.26), probs(1, 24, 0.98)]), np.vstack([probs(1, 23, 0.9), probs(1, 24, 0.8)])):
+        keep, _ = screen(np.array([big, neighbour], float), np.array([0.53, 0.37]), p_other, (100, 200))
+        assert keep.tolist() == [True, False]
+
+
+def test_a_real_overlapping_neighbour_is_kept(shipped_models_with):
+    # IMG_2777 of the pink session (tests/fixtures/vision-overlapping-neighbour): tiles piled and
+    # tilted, an 8筒's box lies over half inside its neighbour's; taken for a part of it, it was lost
+    from training.evaluate import evaluate
+    from vision.model import Recognizer
+
+    photo = ROOT / "tests" / "fixtures" / "vision-overlapping-neighbour"
+    out = evaluate(photo, Recognizer(MODELS), progress=False)
+    assert out["labelled_tiles"] == 20 and out["tiles_right"] == 1.0 and out["extras"] == 0
+    config = json.loads((MODELS / "recognizer.json").read_text())["inference"]["screen"]
+    before = evaluate(photo, Recognizer(shipped_models_with("screen", {**config, "neighbour_below": 0.0})),
+                      progress=False)
+    assert before["tiles_found"] < 1.0 and before["confusions"] == []
 
 
 def test_screen_drops_slivers_at_the_edge_and_flags_cut_tiles():

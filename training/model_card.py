@@ -481,28 +481,51 @@ the readings; the scales after the first only where the first reading is under
     return out + "\n"
 
 
-def _group_call_section(study: dict | None) -> str:
-    """The readers keep the classifier's group (vision/flowers.py merge): the whole recognizer
-    before -> after, per set of photos, with the tiles of each reader's group."""
-    if not study:
-        return ""
-    rows = "".join(f"| {r['name']} | {r['wan_before']} -> {r['wan_after']} | {r['suits_before']} -> {r['suits_after']} | "
-                   f"{r['flowers_before']} -> {r['flowers_after']} | {r['tiles_before']} -> {r['tiles_after']} | "
-                   f"{r['all_before']} -> {r['all_after']} |\n" for r in study.get("rows", []))
-    notes = "".join(f"\n{n}\n" for n in study.get("notes", []))
-    return f"""## The readers keep the classifier's group ({study.get("date", "")})
-
-A reader's reading joins the classifier's inside its group by averaging, the group's total kept. Two
+# Changes to how the recognizer decides, each measured on the whole recognizer before -> after:
+# recognizer.json training[key] holds the date, the rows (training/evaluate figures per set of
+# photos) and notes; here, the section's title and what changed.
+DECISION_STUDIES = {
+    "group_call": {
+        "title": "The readers keep the classifier's group",
+        "text": """A reader's reading joins the classifier's inside its group by averaging, the group's total kept. Two
 unsure readings averaged spread that total over the group's classes, so a class outside it could
 come out on top though the group holds at least half the tile's probability. Now, where the
 classifier's own top class is in the group and the merged top is outside it, the two classes swap
 their shares (`vision/flowers.py` `merge`, every reader): the reader says which tile of the group,
 and the classifier whether it is one. Where the classifier's top class is outside the group the
-merged answer stands as before, so a reader can still bring a tile into its group. The whole
-recognizer before -> after:
+merged answer stands as before, so a reader can still bring a tile into its group."""},
+    "overlapping_neighbours": {
+        "title": "Overlapping neighbours are not parts",
+        "text": """The screening drops a box lying mostly (`contained`, 0.6) inside a bigger box the detector is at least
+as sure of: a face, a stick column or a reflection inside a tile. But tiles piled or tilted in a
+row have boxes that overlap that much, and the smaller one was dropped though it was a whole tile
+read surely (a 7條 at 0.98 lay 0.69 inside a box read 4條 at 0.26). Now a box less than
+`neighbour_below` (0.9) inside the bigger one that reads another class more surely than the bigger
+one reads its own is kept as a neighbour, and flagged (`vision/screen.py`). A box wholly inside,
+or reading the bigger one's class, or less surely, is a part as before."""},
+}
 
-| photos | 萬 right | 筒 and 條 right | flowers right | tiles right | photos all right |
-|---|---|---|---|---|---|
+
+def _decision_sections(info: dict) -> str:
+    return "".join(_decision_section(info.get(key), text) for key, text in DECISION_STUDIES.items())
+
+
+def _decision_section(study: dict | None, text: dict) -> str:
+    """One change to how the recognizer decides: what changed, and the whole recognizer before ->
+    after per set of photos, with the tiles of each group."""
+    if not study:
+        return ""
+    rows = "".join(f"| {r['name']} | {r['wan_before']} -> {r['wan_after']} | {r['suits_before']} -> {r['suits_after']} | "
+                   f"{r['flowers_before']} -> {r['flowers_after']} | {r['tiles_before']} -> {r['tiles_after']} | "
+                   f"{r['found_before']} -> {r['found_after']} | {r['all_before']} -> {r['all_after']} | "
+                   f"{r['extras_before']} -> {r['extras_after']} |\n" for r in study.get("rows", []))
+    notes = "".join(f"\n{n}\n" for n in study.get("notes", []))
+    return f"""## {text['title']} ({study.get("date", "")})
+
+{text['text']} The whole recognizer before -> after:
+
+| photos | 萬 right | 筒 and 條 right | flowers right | tiles right | tiles found | photos all right | extras |
+|---|---|---|---|---|---|---|---|
 {rows}{notes}
 """
 
@@ -719,7 +742,7 @@ detector score x class probability. Then phantom boxes are screened out or flagg
 Flowers and seasons: {fl or 'n/a'}.
 Worst confusions: {conf or 'none'}.
 
-{_flower_section(info)}{_group_sections(info)}{_group_call_section(info.get('group_call'))}{_framings_section(info)}{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_sections(info)}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
+{_flower_section(info)}{_group_sections(info)}{_decision_sections(info)}{_framings_section(info)}{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_sections(info)}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
 ## Limits
 
 - Trained on HK-style tiles with corner indices; Taiwanese sets without indices and with other flower art
