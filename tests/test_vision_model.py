@@ -606,12 +606,12 @@ def _bars(body, ink):
 
 
 def test_light_ink_is_told_by_the_side_of_the_ground_its_strokes_lie_on():
-    from vision.crops import dark_ink, ink_is_light, light_ink_share
+    from vision.crops import dark_ink, inks_are_light, light_ink_share
 
     red, white = _bars((40, 40, 180), (235, 235, 235)), _bars((225, 232, 238), (30, 30, 30))
-    assert ink_is_light(red, 1.5) and not ink_is_light(white, 1.5)
-    assert not ink_is_light(np.full((96, 96, 3), 230, np.uint8), 1.5)  # a blank white tile
-    assert not ink_is_light(dark_ink(red), 1.5)  # shown as dark strokes on a light ground
+    blank = np.full((96, 96, 3), 230, np.uint8)  # a blank white tile
+    # the last: the red one shown as dark strokes on a light ground
+    assert inks_are_light([red, white, blank, dark_ink(red)], 1.5).tolist() == [True, False, False, False]
     assert dark_ink(red)[40, 32].max() < 40 < 120 < dark_ink(red)[40, 20].min()
     assert light_ink_share([red, red, white], 1.5) == pytest.approx(2 / 3)
     assert light_ink_share([], 1.5) == 0.0

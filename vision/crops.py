@@ -99,11 +99,6 @@ def inks_are_light(crops, ratio: float) -> np.ndarray:
     return high - mid > ratio * np.maximum(mid - low, 1.0)
 
 
-def ink_is_light(crop: np.ndarray, ratio: float) -> bool:
-    """Is one crop's ink lighter than its ground (inks_are_light)?"""
-    return bool(inks_are_light([crop], ratio)[0])
-
-
 def light_ink_share(crops, ratio: float) -> float:
     """The share of crops whose ink is light (0 for none)."""
     return float(np.mean(inks_are_light(crops, ratio))) if len(crops) else 0.0

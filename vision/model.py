@@ -96,7 +96,7 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # A set whose ink is lighter than its bodies (red, black or jade bodies with white or
             # gold line art) is read twice: as photographed and as dark ink on a light ground,
             # the probabilities averaged. A photo's set counts as light-ink when more than
-            # photo_share of its crops are (vision/crops.py ink_is_light, ratio): on the
+            # photo_share of its crops are (vision/crops.py inks_are_light, ratio): on the
             # style study's photos, 86-100% of a red set's tiles and at most 31% of a white one's.
             "light_ink": {"ratio": 1.5, "photo_share": 0.5},
             # the flower reader's second look at tiles the classifier puts in the flower and
