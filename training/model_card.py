@@ -506,6 +506,11 @@ or reading the bigger one's class, or less surely, is a part as before."""},
 }
 
 
+# the columns of a decision study's table: each row's key (key_before, key_after) and its title
+DECISION_COLUMNS = (("wan", "萬 right"), ("suits", "筒 and 條 right"), ("flowers", "flowers right"),
+                    ("tiles", "tiles right"), ("found", "tiles found"), ("all", "photos all right"), ("extras", "extras"))
+
+
 def _decision_sections(info: dict) -> str:
     return "".join(_decision_section(info.get(key), text) for key, text in DECISION_STUDIES.items())
 
@@ -515,17 +520,15 @@ def _decision_section(study: dict | None, text: dict) -> str:
     after per set of photos, with the tiles of each group."""
     if not study:
         return ""
-    rows = "".join(f"| {r['name']} | {r['wan_before']} -> {r['wan_after']} | {r['suits_before']} -> {r['suits_after']} | "
-                   f"{r['flowers_before']} -> {r['flowers_after']} | {r['tiles_before']} -> {r['tiles_after']} | "
-                   f"{r['found_before']} -> {r['found_after']} | {r['all_before']} -> {r['all_after']} | "
-                   f"{r['extras_before']} -> {r['extras_after']} |\n" for r in study.get("rows", []))
+    rows = "".join(f"| {r['name']} | " + " | ".join(f"{r[k + '_before']} -> {r[k + '_after']}" for k, _ in DECISION_COLUMNS)
+                   + " |\n" for r in study.get("rows", []))
     notes = "".join(f"\n{n}\n" for n in study.get("notes", []))
     return f"""## {text['title']} ({study.get("date", "")})
 
 {text['text']} The whole recognizer before -> after:
 
-| photos | 萬 right | 筒 and 條 right | flowers right | tiles right | tiles found | photos all right | extras |
-|---|---|---|---|---|---|---|---|
+| photos | {" | ".join(title for _, title in DECISION_COLUMNS)} |
+|---|{"---|" * len(DECISION_COLUMNS)}
 {rows}{notes}
 """
 

@@ -111,9 +111,9 @@ def merge(p_cls: np.ndarray, p_num: np.ndarray | None, rows: np.ndarray, reader:
     """
     p_cls = p_cls.copy()
     r_cls, r_num = reader
-    mass = p_cls[rows][:, group].sum(1, keepdims=True)
-    own = p_cls[rows][:, group] / np.maximum(mass, 1e-9)
     block = p_cls[rows]
+    mass = block[:, group].sum(1, keepdims=True)
+    own = block[:, group] / np.maximum(mass, 1e-9)
     was_in = np.isin(block.argmax(1), group)
     block[:, group] = mass * ((1 - weight) * own + weight * r_cls)
     # Linear pooling of two unsure readings spreads the group's mass over its classes, and a
