@@ -116,15 +116,18 @@ def test_decision_sections():
     row = {"name": "valid split: 289 photos", "wan_before": "99.7%", "wan_after": "99.8%", "suits_before": "99.8%",
            "suits_after": "99.8%", "flowers_before": "99.4%", "flowers_after": "99.4%", "tiles_before": "99.8%",
            "tiles_after": "99.8%", "found_before": "99.9%", "found_after": "100.0%", "all_before": "94.8%",
-           "all_after": "95.5%", "extras_before": 408, "extras_after": 407}
+           "all_after": "95.5%", "exact_before": "74.4%", "exact_after": "74.7%", "extras_before": 408,
+           "extras_after": 407}
     card = model_card({"group_call": {"date": "2026-12-03", "rows": [row], "notes": ["Compared, not shipped."]}})
     assert "## The readers keep the classifier's group (2026-12-03)" in card and "`vision/flowers.py` `merge`" in card
     assert ("| valid split: 289 photos | 99.7% -> 99.8% | 99.8% -> 99.8% | 99.4% -> 99.4% | 99.8% -> 99.8% | "
-            "99.9% -> 100.0% | 94.8% -> 95.5% | 408 -> 407 |") in card and "\nCompared, not shipped.\n" in card
+            "99.9% -> 100.0% | 94.8% -> 95.5% | 74.4% -> 74.7% | 408 -> 407 |") in card and "\nCompared, not shipped.\n" in card
     assert "Overlapping neighbours" not in card
     card = model_card({"overlapping_neighbours": {"date": "2026-12-03", "rows": [row]}})
     assert "## Overlapping neighbours are not parts (2026-12-03)" in card and "`neighbour_below` (0.9)" in card
     assert "keep the classifier's group" not in card and "Overlapping" not in model_card({})
+    card = model_card({"blank_check": {"date": "2026-12-04", "rows": [row]}})
+    assert "## Blank faces always meet the tile check (2026-12-04)" in card and "`screen.check_blank`" in card
 
 
 def test_the_tile_check_has_its_row_and_training_line():

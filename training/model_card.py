@@ -503,12 +503,21 @@ read surely (a 7條 at 0.98 lay 0.69 inside a box read 4條 at 0.26). Now a box 
 `neighbour_below` (0.9) inside the bigger one that reads another class more surely than the bigger
 one reads its own is kept as a neighbour, and flagged (`vision/screen.py`). A box wholly inside,
 or reading the bigger one's class, or less surely, is a part as before."""},
+    "blank_check": {
+        "title": "Blank faces always meet the tile check",
+        "text": """The tile check is asked only about boxes the detector is less sure of than `not_tile_sure` (0.7): a
+surer box is kept whatever it says. But a plain blob (a painted disc on the table, a dark rack, a
+shadow) has no face to read, so the classifier calls it a back, and the detector is as sure of it as
+of a face-down tile. Now every box read as a blank face (a back or 白板) is asked whatever the
+detector's score (`screen.check_blank`, `vision/screen.py`), and dropped or flagged by the same
+thresholds as the others."""},
 }
 
 
 # the columns of a decision study's table: each row's key (key_before, key_after) and its title
 DECISION_COLUMNS = (("wan", "萬 right"), ("suits", "筒 and 條 right"), ("flowers", "flowers right"),
-                    ("tiles", "tiles right"), ("found", "tiles found"), ("all", "photos all right"), ("extras", "extras"))
+                    ("tiles", "tiles right"), ("found", "tiles found"), ("all", "photos all right"), ("exact", "photos exactly right"),
+                    ("extras", "extras"))
 
 
 def _decision_sections(info: dict) -> str:

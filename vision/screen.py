@@ -34,6 +34,9 @@ SCREEN_DEFAULTS = {
     # p(tile) under not_tile is dropped unless the detector scores it not_tile_sure or more;
     # under flag_not_tile it is flagged. Asked only about the boxes to_check() names.
     "not_tile": 0.05, "not_tile_sure": 0.7, "flag_not_tile": 0.3, "not_tile_stretch": 1.0,
+    # a box read as a blank face (back or 白板) is asked whatever the detector's score: a plain
+    # blob (a printed disc, a dark rack, a shadow) is as sure a back to the detector as a real one
+    "check_blank": True,
 }
 
 
@@ -51,16 +54,25 @@ def inside_share(boxes: np.ndarray, others: np.ndarray | None = None) -> np.ndar
     return share
 
 
-def to_check(scores, aspect: float, settings: dict | None = None) -> np.ndarray:
+def to_check(scores, aspect: float, settings: dict | None = None, cls=None) -> np.ndarray:
     """Which boxes the tile check is asked about: those the detector is less sure of than
     not_tile_sure (a surer box is kept whatever the check says, and the check costs about a
-    millisecond a box), in a photo read at its own aspect or stretched at most not_tile_stretch
-    (in photos stretched back 2.5-6x, a publisher's square resize, it doubted real tiles)."""
+    millisecond a box) and, with check_blank, every box whose class (cls, the classifier's top
+    class per box) is a blank face, in a photo read at its own aspect or stretched at most
+    not_tile_stretch (in photos stretched back 2.5-6x, a publisher's square resize, it doubted
+    real tiles).
+
+    >>> to_check(np.array([0.9, 0.4, 0.9]), 1.0, None, np.array([0, 0, BACK])).tolist()
+    [False, True, True]
+    """
     cfg = {**SCREEN_DEFAULTS, **(settings or {})}
     scores = np.asarray(scores, np.float64).reshape(-1)
     if max(aspect, 1 / max(aspect, 1e-9)) > float(cfg["not_tile_stretch"]) + 1e-6:
         return np.zeros(len(scores), bool)
-    return scores < float(cfg["not_tile_sure"])
+    ask = scores < float(cfg["not_tile_sure"])
+    if cls is not None and cfg["check_blank"]:
+        ask |= np.isin(np.asarray(cls).reshape(-1), (BACK, WHITE))
+    return ask
 
 
 def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
@@ -97,7 +109,7 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
 
     # what the tile check sees no whole tile in: print on the table, a ring, a side, a shadow
     if p_tile is not None:
-        p_tile = np.where(to_check(scores, aspect, cfg), np.asarray(p_tile, np.float64).reshape(n), 1.0)
+        p_tile = np.where(to_check(scores, aspect, cfg, cls), np.asarray(p_tile, np.float64).reshape(n), 1.0)
         keep &= p_tile >= float(cfg["not_tile"])
         for i in np.flatnonzero(keep & (p_tile < float(cfg["flag_not_tile"]))):
             flag(i, "not like a whole tile")
