@@ -128,6 +128,8 @@ def test_decision_sections():
     assert "keep the classifier's group" not in card and "Overlapping" not in model_card({})
     card = model_card({"blank_check": {"date": "2026-12-04", "rows": [row]}})
     assert "## Blank faces always meet the tile check (2026-12-04)" in card and "`screen.check_blank`" in card
+    card = model_card({"straddling_boxes": {"date": "2026-12-04", "rows": [row]}})
+    assert "## A box across two tiles is no tile (2026-12-04)" in card and "`straddle` (0.85)" in card
 
 
 def test_the_tile_check_has_its_row_and_training_line():

@@ -78,6 +78,38 @@ def test_a_real_overlapping_neighbour_is_kept(shipped_models_with):
     assert before["tiles_found"] < 1.0 and before["confusions"] == []
 
 
+def test_screen_drops_a_box_across_two_surer_tiles_and_flags_one_mostly_across():
+    row = np.array([[10, 20, 40, 60], [40, 20, 70, 60], [25, 20, 55, 60], [27, 22, 50, 58]], float)
+    p = np.full((4, 43), 0.01)
+    p[:, 0] = 0.9
+    # the third lies half on each of the first two: the gap between them
+    keep, why = screen(row[:3], np.array([0.9, 0.9, 0.4]), p[:3], (100, 200))
+    assert keep.tolist() == [True, True, False] and why == [None, None, None]
+    # one the two cover 0.7-0.85 of is flagged; a surer one across them is not theirs to drop
+    keep, why = screen(np.vstack([row[:2], [25, 20, 55, 72]]), np.array([0.9, 0.9, 0.4]), p[:3], (100, 200))
+    assert keep.all() and why == [None, None, "across two tiles"]
+    keep, why = screen(row[:3], np.array([0.5, 0.5, 0.9]), p[:3], (100, 200))
+    assert keep.all() and why == [None, None, None]
+    # a box only one tile covers is the containment rule's, not this one's
+    keep, _ = screen(row[[0, 3]], np.array([0.9, 0.4]), p[:2], (100, 200), settings={"contained": 1.1, "flag_contained": 1.1})
+    assert keep.all()
+
+
+def test_real_boxes_across_two_tiles_are_no_tiles(shipped_models_with):
+    # IMG_2764 of the pink session (tests/fixtures/vision-straddling-box): two boxes on the gaps
+    # between piled tiles, half on each, read 竹 and 4筒, were extra tiles
+    from training.evaluate import evaluate
+    from vision.model import Recognizer
+
+    photo = ROOT / "tests" / "fixtures" / "vision-straddling-box"
+    out = evaluate(photo, Recognizer(MODELS), progress=False)
+    assert out["tiles_right"] == 1.0 and out["extras"] == 0
+    config = json.loads((MODELS / "recognizer.json").read_text())["inference"]["screen"]
+    before = evaluate(photo, Recognizer(shipped_models_with("screen", {**config, "straddle": 2.0, "flag_straddle": 2.0})),
+                      progress=False)
+    assert before["tiles_right"] == 1.0 and before["extras"] == 2
+
+
 def test_screen_drops_slivers_at_the_edge_and_flags_cut_tiles():
     sliver = [0, 20, 8, 60]                   # 8 px of a 30 px wide tile at the left edge
     cut = [180, 20, 200, 60]                  # 20 of 30 px at the right edge

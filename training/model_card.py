@@ -511,6 +511,13 @@ shadow) has no face to read, so the classifier calls it a back, and the detector
 of a face-down tile. Now every box read as a blank face (a back or 白板) is asked whatever the
 detector's score (`screen.check_blank`, `vision/screen.py`), and dropped or flagged by the same
 thresholds as the others."""},
+    "straddling_boxes": {
+        "title": "A box across two tiles is no tile",
+        "text": """Between two tiles of a row or a pile the detector sometimes boxes the gap: half of one tile and half of
+the next, which the classifier reads as some tile at low confidence. No rule caught it: it lies
+inside neither tile's box. Now a box that two or more surer boxes cover, each at least
+`straddle_part` (0.2) of it, is dropped where they cover `straddle` (0.85) of it together, and
+flagged "across two tiles" from `flag_straddle` (0.7) (`vision/screen.py`)."""},
 }
 
 

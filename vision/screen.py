@@ -34,6 +34,9 @@ SCREEN_DEFAULTS = {
     # p(tile) under not_tile is dropped unless the detector scores it not_tile_sure or more;
     # under flag_not_tile it is flagged. Asked only about the boxes to_check() names.
     "not_tile": 0.05, "not_tile_sure": 0.7, "flag_not_tile": 0.3, "not_tile_stretch": 1.0,
+    # a box lying across two surer tiles (each holding at least straddle_part of it, together
+    # straddle or more): dropped; from flag_straddle: flagged
+    "straddle": 0.85, "flag_straddle": 0.7, "straddle_part": 0.2,
     # a box read as a blank face (back or 白板) is asked whatever the detector's score: a plain
     # blob (a printed disc, a dark rack, a shadow) is as sure a back to the detector as a real one
     "check_blank": True,
@@ -52,6 +55,27 @@ def inside_share(boxes: np.ndarray, others: np.ndarray | None = None) -> np.ndar
     if others is None:
         np.fill_diagonal(share, 0.0)
     return share
+
+
+def covered_share(box, others: np.ndarray) -> float:
+    """The part of box (xyxy) that the union of the others covers (exact: the plane cut at every
+    edge inside the box).
+
+    >>> covered_share([0, 0, 10, 10], np.array([[-5, 0, 5, 10], [4, 0, 12, 10]], float))
+    1.0
+    >>> covered_share([0, 0, 10, 10], np.array([[0, 0, 5, 5], [0, 0, 5, 5]], float))
+    0.25
+    """
+    x1, y1, x2, y2 = [float(v) for v in box]
+    area = (x2 - x1) * (y2 - y1)
+    if area <= 0 or not len(others):
+        return 0.0
+    o = np.clip(np.asarray(others, np.float64).reshape(-1, 4), [x1, y1, x1, y1], [x2, y2, x2, y2])
+    xs, ys = np.unique(np.r_[x1, x2, o[:, [0, 2]].ravel()]), np.unique(np.r_[y1, y2, o[:, [1, 3]].ravel()])
+    cx, cy = (xs[:-1] + xs[1:]) / 2, (ys[:-1] + ys[1:]) / 2
+    inside = ((o[:, None, None, 0] <= cx[None, None, :]) & (cx[None, None, :] < o[:, None, None, 2])
+              & (o[:, None, None, 1] <= cy[None, :, None]) & (cy[None, :, None] < o[:, None, None, 3])).any(0)
+    return float((inside * np.outer(np.diff(ys), np.diff(xs))).sum() / area)
 
 
 def to_check(scores, aspect: float, settings: dict | None = None, cls=None) -> np.ndarray:
@@ -127,6 +151,20 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
     # surely (a 7條 at 0.98 lay 0.69 inside a box read 4條 at 0.26).
     neighbour = (share < float(cfg["neighbour_below"])) & (cls[None, :] != cls[:, None]) & (p[None, :] < p[:, None])
     keep &= np.where(bigger & ~neighbour, share, 0.0).max(1) < float(cfg["contained"])
+
+    # a box lying across two neighbouring tiles, half of each: the detector's guess at the
+    # gap between them. A real tile's box overlaps its neighbours' only at the edges (at most
+    # 0.78 covered on the valid split, where tiles lie piled)
+    part = float(cfg["straddle_part"])
+    for i in np.flatnonzero(keep):
+        surer = np.flatnonzero(keep & (scores >= scores[i]) & (np.arange(n) != i))
+        if (share[i, surer] >= part).sum() < 2:
+            continue
+        covered = covered_share(boxes[i], boxes[surer])
+        if covered >= float(cfg["straddle"]):
+            keep[i] = False
+        elif covered >= float(cfg["flag_straddle"]):
+            flag(i, "across two tiles")
 
     # slivers of a tile cut by the photo's edge
     h, w = shape
