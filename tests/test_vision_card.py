@@ -66,7 +66,9 @@ def test_screen_section():
     assert "## Phantom tiles" in card and "Some photos, 5 photos:" in card
     assert "| screening as shipped | 99.00% | 98.00% | 90.0% | 4 | 3 | 2 | 1 | 60.0% |" in card
     assert f"`drop_below` {SCREEN_DEFAULTS['drop_below']}" in card and "- Because." in card
-    assert "## Phantom tiles" not in model_card({})
+    assert "## Phantom tiles" not in model_card({}) and "Rules added since" not in card
+    card = model_card({"screen_study": st, "straddling_boxes": {"date": "2026-12-04", "rows": []}})
+    assert 'Rules added since these tables were measured, each with its own section above: "A box across two' in card
 
 
 def test_flower_reader_section():

@@ -216,9 +216,16 @@ NOT_TILE_RULE = """
   is kept whatever it says), in photos the detector read stretched at most `not_tile_stretch` {not_tile_stretch:g}x."""
 
 
-def _screen_section(st: dict | None) -> str:
+# the decision studies that added screening rules after the screen study's tables were measured
+SCREEN_DECISIONS = ("blank_check", "straddling_boxes")
+
+
+def _screen_section(st: dict | None, later: list[str] = ()) -> str:
+    """The screen study's rules and tables; later: the titles of the sections of rules added since."""
     if not st:
         return ""
+    added = ("\n\nRules added since these tables were measured, each with its own section above: "
+             + "; ".join(f'"{t}"' for t in later) + ".") if later else ""
     parts = []
     for f in st["folders"]:
         rows = "\n".join(f"| {r['name']} | {r['tiles_found']:.2%} | {r['tiles_right']:.2%} | "
@@ -239,7 +246,7 @@ After NMS, `vision/screen.py` screens the boxes (settings `inference.screen` in 
 drops a box only where the measurement below found no labelled tile read right among those it drops;
 nearer the line it keeps the tile with a `suspect` reason, which the pipeline flags for the player:
 
-{SCREEN_RULES.format(**{'sure_box': 'n/a', **st['settings']})}{NOT_TILE_RULE.format(**st['settings']) if 'not_tile' in st['settings'] else ''}
+{SCREEN_RULES.format(**{'sure_box': 'n/a', **st['settings']})}{NOT_TILE_RULE.format(**st['settings']) if 'not_tile' in st['settings'] else ''}{added}
 
 Extras are boxes matching no label (IoU 0.5). The valid split's labels leave discards and other hands
 out, so there an extra may be a real tile; "on a labelled tile" (an extra lying mostly inside a labelled
@@ -761,7 +768,7 @@ detector score x class probability. Then phantom boxes are screened out or flagg
 Flowers and seasons: {fl or 'n/a'}.
 Worst confusions: {conf or 'none'}.
 
-{_flower_section(info)}{_group_sections(info)}{_decision_sections(info)}{_framings_section(info)}{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'))}{_peer_section(info.get('peer'))}{_adapt_sections(info)}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
+{_flower_section(info)}{_group_sections(info)}{_decision_sections(info)}{_framings_section(info)}{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'), [DECISION_STUDIES[k]['title'] for k in SCREEN_DECISIONS if info.get(k)])}{_peer_section(info.get('peer'))}{_adapt_sections(info)}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
 ## Limits
 
 - Trained on HK-style tiles with corner indices; Taiwanese sets without indices and with other flower art
