@@ -220,7 +220,7 @@ NOT_TILE_RULE = """
 SCREEN_DECISIONS = ("blank_check", "straddling_boxes")
 
 
-def _screen_section(st: dict | None, later: list[str] = ()) -> str:
+def _screen_section(st: dict | None, later: tuple[str, ...] | list[str] = ()) -> str:
     """The screen study's rules and tables; later: the titles of the sections of rules added since."""
     if not st:
         return ""

@@ -619,7 +619,7 @@ class Recognizer:
             p_cls, p_num = self.flowers.refine(image, boxes, turned, p_cls, p_num, light)
         p_tile = None
         if self.verifier is not None and self._screen is not None:  # asked only where its answer counts
-            ask = to_check(scores, aspect, self._screen, p_cls.argmax(1) if len(p_cls) else None)
+            ask = to_check(scores, aspect, self._screen, p_cls.argmax(1))
             p_tile = np.ones(len(boxes), np.float32)
             p_tile[ask] = self.verifier.p_tile(image, boxes[ask], aspect)
         return {"boxes": boxes, "scores": scores, "aspect": aspect, "p_cls": p_cls, "p_rot": p_rot, "p_num": p_num,
