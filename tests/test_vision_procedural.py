@@ -129,6 +129,22 @@ def test_table_tops_and_distractors_leave_tiles_alone():
     assert glared.max() > 200 and glared.min() == 128
 
 
+def test_hard_tables_are_drawn_only_when_asked():
+    # hard=0 draws what table_top drew before hard tables existed: the style study's photos stay the same
+    plain = scenes.table_top(60, 80, np.random.default_rng(3))
+    rng = np.random.default_rng(3)
+    table = scenes.TABLES[int(rng.integers(len(scenes.TABLES)))](60, 80, rng)
+    assert np.array_equal(plain, np.clip(table, 0, 255).astype(np.uint8))
+    red = np.array([40, 40, 180], np.float32)  # BGR: a red-bodied set
+    near, bold = 0, 0
+    for seed in range(12):
+        top = scenes.table_top(60, 80, np.random.default_rng(seed), hard=1.0, body=red)
+        mean = top.reshape(-1, 3).mean(0)
+        near += np.abs(mean - red).max() < 60  # a cloth of about the tiles' colour
+        bold += (top.reshape(-1, 3).max(1) < 100).mean() > 0.05  # or big dark print
+    assert near and bold and near + bold >= 10
+
+
 def test_procedural_detector_photos_are_labelled(tmp_path):
     from training.dataset import labels_to_xyxy, read_labels
     from training.train_detector import write_procedural_photos

@@ -36,6 +36,8 @@ WHEELS = ("ultralytics==8.4.190", "ultralytics-thop==2.2.3")  # pure Python; tor
 FINE_TUNE = {"optimizer": "AdamW", "lr0": 0.001, "cos_lr": True, "warmup_epochs": 1, "close_mosaic": 5}
 RUNS = {
     "ft": {"init": True, "degrees": 10.0, "overrides": FINE_TUNE},
+    # a gentler restart (lr 0.0003), to keep more of what the CPU rounds learnt from the real photos
+    "ft_gentle": {"init": True, "degrees": 10.0, "overrides": {**FINE_TUNE, "lr0": 0.0003}},
     "ft_tight": {"init": True, "degrees": 0.0, "overrides": FINE_TUNE},  # no rotation: boxes stay tight
     "ft_askew": {"init": True, "degrees": 30.0, "overrides": FINE_TUNE},  # tiles lying further askew
     "scratch": {"init": False, "degrees": 10.0,
@@ -44,7 +46,8 @@ RUNS = {
 
 
 def pack(data_root: Path, artwork: Path, out: Path = PACK, seed: int = 0, side: int = 448,
-         valid_every: int = 2, pseudo_models: Path | None = None, wheels: bool = True) -> Path:
+         valid_every: int = 2, pseudo_models: Path | None = None, wheels: bool = True, procedural: int = 0,
+         photo_seed: int | None = None, hard_tables: float = 0.0) -> Path:
     """Write the dataset (and, with wheels, the ultralytics wheels) under out; returns out."""
     import cv2
 
@@ -57,7 +60,8 @@ def pack(data_root: Path, artwork: Path, out: Path = PACK, seed: int = 0, side: 
         if pseudo_models:
             from training.pseudo_labels import detector_boxes
             pseudo = detector_boxes(pseudo_models)
-        prepare_detector_data(data_root, artwork, Path(tmp) / "det", seed=seed, back_share=0.4, pseudo=pseudo)
+        prepare_detector_data(data_root, artwork, Path(tmp) / "det", seed=seed, back_share=0.4, pseudo=pseudo,
+                              procedural=procedural, photo_seed=photo_seed, hard_tables=hard_tables)
         for split in ("train", "valid"):
             for sub in ("images", "labels"):
                 (out / "det" / sub / split).mkdir(parents=True)
@@ -153,6 +157,11 @@ def main(argv=None) -> int:
     p = sub.add_parser("pack")
     p.add_argument("--data", default=str((REPO / ".." / "shared" / "data").resolve()))
     p.add_argument("--pseudo", metavar="MODELS", help="label the train photos' unlabelled tiles with this recognizer")
+    p.add_argument("--procedural", type=int, default=0, help="synthetic photos of procedural sets added to train")
+    p.add_argument("--photo-seed", type=int, help="draw them from this seed (a fine-tuning round sees new ones)")
+    p.add_argument("--hard-tables", type=float, default=0.0,
+                   help="share of them on bold dark print or a cloth of the tiles' colour")
+    p.add_argument("--side", type=int, default=448, help="photos travel this wide")
     for name in ("train", "one"):
         t = sub.add_parser(name)
         if name == "one":
@@ -169,8 +178,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.cmd == "pack":
         data = Path(args.data)
-        print(pack(data / "rf-chinese-mahjong-detection-v4", data / "artwork",
-                   pseudo_models=Path(args.pseudo) if args.pseudo else None))
+        print(pack(data / "rf-chinese-mahjong-detection-v4", data / "artwork", side=args.side,
+                   pseudo_models=Path(args.pseudo) if args.pseudo else None, procedural=args.procedural,
+                   photo_seed=args.photo_seed, hard_tables=args.hard_tables))
         return 0
     if args.cmd == "one":
         train_one(args.name, Path(args.pack), Path(args.init), Path(args.out), args.minutes, args.workers, args.batch,

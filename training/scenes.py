@@ -73,12 +73,54 @@ def printed(h, w, rng):
     return canvas[..., :3]
 
 
+def bold_print(h, w, rng):
+    """A mat or a newspaper printed with big dark blocks, rings and characters: on such a
+    print the detector missed six tiles of one ivory style-study photo (2026-12-04)."""
+    img = np.ones((h, w, 3), np.float32) * rng.uniform(120, 250, 3)
+    families = font_families()
+    fonts = [f for files in families.values() for f in files]
+    canvas = np.concatenate([img, np.zeros((h, w, 1), np.float32)], axis=2)
+    for _ in range(int(rng.integers(3, 9))):
+        colour = rng.uniform(0, 90, 3) if rng.random() < 0.7 else rng.uniform(0, 230, 3)
+        kind = rng.random()
+        size = rng.uniform(0.15, 0.5) * min(h, w)
+        x, y = rng.uniform(-size / 3, w - size / 2), rng.uniform(-size / 3, h - size / 2)
+        if kind < 0.35 and fonts:
+            text = "".join(rng.choice(list("麻將台灣牌局胡東南中發福囍"), int(rng.integers(1, 3))))
+            font = fonts[int(rng.integers(len(fonts)))]
+            paint_mask(canvas, glyph(text, *font), (x, y, size * len(text), size), colour)
+        elif kind < 0.7:
+            cv2.rectangle(canvas, (int(x), int(y)), (int(x + size * rng.uniform(0.6, 2)), int(y + size)),
+                          (*colour, 255), -1)
+        else:
+            cv2.circle(canvas, (int(x + size / 2), int(y + size / 2)), int(size / 2), (*colour, 255),
+                       -1 if rng.random() < 0.6 else int(rng.integers(4, 20)), cv2.LINE_AA)
+    return canvas[..., :3]
+
+
+def near_colour(h, w, rng, colour):
+    """Felt or plastic of about the tiles' own colour: red tiles on a red cloth, ivory on cream.
+    The detector found too few red-bodied tiles on a table of almost their colour."""
+    colour = np.clip(np.asarray(colour, np.float32) + rng.normal(0, 14, 3), 0, 255)
+    if rng.random() < 0.5:
+        weave = rng.normal(0, rng.uniform(3, 9), (h, w, 1))
+        return colour * (1 + 0.06 * _noise(h, w, rng, 8)[..., None]) + weave
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    sheen = np.exp(-(((xx / w - rng.uniform()) ** 2) + ((yy / h - rng.uniform()) ** 2)) / rng.uniform(0.05, 0.3))
+    return colour + sheen[..., None] * rng.uniform(10, 40) + rng.normal(0, 2, (h, w, 1))
+
+
 TABLES = (felt, felt, wood, plastic, printed)
 
 
-def table_top(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
-    """A procedural table top (BGR uint8), one of TABLES."""
-    img = TABLES[int(rng.integers(len(TABLES)))](h, w, rng)
+def table_top(h: int, w: int, rng: np.random.Generator, hard: float = 0.0, body=None) -> np.ndarray:
+    """A procedural table top (BGR uint8), one of TABLES; with probability hard instead a hard
+    one: bold dark print, or (given the tiles' body colour) a cloth of about that colour.
+    hard=0 draws exactly what it drew before it existed."""
+    if hard and rng.random() < hard:
+        img = near_colour(h, w, rng, body) if body is not None and rng.random() < 0.5 else bold_print(h, w, rng)
+    else:
+        img = TABLES[int(rng.integers(len(TABLES)))](h, w, rng)
     return np.clip(img, 0, 255).astype(np.uint8)
 
 

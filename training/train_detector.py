@@ -23,14 +23,14 @@ DET_IMGSZ = 416
 
 def prepare_detector_data(data_root: Path, artwork_root: Path, out_dir: Path, seed: int = 0,
                           back_share: float = 0.4, pseudo=None, procedural: int = 0,
-                          photo_seed: int | None = None, closeup_share: float = 0.15) -> Path:
+                          photo_seed: int | None = None, closeup_share: float = 0.15, hard_tables: float = 0.0) -> Path:
     """Write a one-class YOLO dataset under out_dir; returns the data yaml path.
 
     pseudo, a function image -> (boxes, scores) such as an earlier detector, adds the train
     photos' unlabelled tiles as labels (training.pseudo_labels); valid keeps its labels as published.
     procedural adds that many synthetic photos of procedural tile sets to the train split, drawn
     from photo_seed (default seed: a fine-tuning round given another sees new photos), closeup_share
-    of them close-ups (write_procedural_photos).
+    of them close-ups and hard_tables of them on a hard table (write_procedural_photos).
     """
     from training.pseudo_labels import unlabelled_tiles
 
@@ -65,7 +65,8 @@ def prepare_detector_data(data_root: Path, artwork_root: Path, out_dir: Path, se
     if procedural:
         art = art_faces(artwork_root, out_dir.parent / "svg_faces")
         write_procedural_photos(out_dir / "images" / "train", out_dir / "labels" / "train", procedural,
-                                seed if photo_seed is None else photo_seed, art=art, closeup_share=closeup_share)
+                                seed if photo_seed is None else photo_seed, art=art, closeup_share=closeup_share,
+                                hard_tables=hard_tables)
     yaml_path = out_dir / "data.yaml"
     yaml_path.write_text(f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/valid\nnc: 1\nnames:\n  0: tile\n")
     return yaml_path
@@ -144,7 +145,8 @@ def art_faces(artwork_root: Path, cache: Path) -> list[dict[int, np.ndarray]]:
 
 def write_procedural_photos(img_dir: Path, lab_dir: Path, count: int, seed: int = 0, per_set: int = 8,
                             max_side: int = 960, squash_share: float = 0.5, squash_size: int = 640,
-                            closeup_share: float = 0.15, art: list[dict] = (), art_share: float = 0.3) -> int:
+                            closeup_share: float = 0.15, art: list[dict] = (), art_share: float = 0.3,
+                            hard_tables: float = 0.0) -> int:
     """count synthetic photos of procedural tile sets (training/procedural.py, never the held-out
     style) on procedural tables with distractors and glare (training/scenes.py), one class "tile";
     a new set every per_set photos. Returns the number of tiles labelled.
@@ -158,7 +160,10 @@ def write_procedural_photos(img_dir: Path, lab_dir: Path, count: int, seed: int 
     into its stick columns, and found 81% of the style study's close-up tiles.
 
     art_share of the sets wear the faces of one artwork set of art (art_faces) on their bodies:
-    the detector had seen drawn art only on the HK photos' own tiles."""
+    the detector had seen drawn art only on the HK photos' own tiles.
+
+    hard_tables of the photos lie on a hard table (scenes.table_top): bold dark print, or a cloth of
+    about the tiles' body colour."""
     from training import compose, procedural, scenes
 
     rng = np.random.default_rng((seed, 15))
@@ -171,7 +176,8 @@ def write_procedural_photos(img_dir: Path, lab_dir: Path, count: int, seed: int 
                 tileset = procedural.art_tileset(art[int(rng.integers(len(art)))], style, rng)
             else:
                 tileset = procedural.make_tileset(style, rng)
-        table = scenes.table_top(int(rng.integers(500, 900)), int(rng.integers(700, 1200)), rng)
+        body = (style["front"] if rng.random() < 0.6 else style["back"]) if hard_tables else None
+        table = scenes.table_top(int(rng.integers(500, 900)), int(rng.integers(700, 1200)), rng, hard_tables, body)
         u = rng.random()
         kind = "closeup" if u < closeup_share else "scatter" if u < closeup_share + 0.3 else "hand"
         img, _, boxes = compose.compose_photo(tileset, kind, rng, [table])
