@@ -38,6 +38,9 @@ RUNS = {
     "ft": {"init": True, "degrees": 10.0, "overrides": FINE_TUNE},
     # a gentler restart (lr 0.0003), to keep more of what the CPU rounds learnt from the real photos
     "ft_gentle": {"init": True, "degrees": 10.0, "overrides": {**FINE_TUNE, "lr0": 0.0003}},
+    # the CPU rounds' fine-tuning (train_detector's defaults: AdamW lr 0.0005, no warm-up), for a
+    # round run here when no GPU is lent: --device cpu
+    "cpu_ft": {"init": True, "degrees": 10.0, "overrides": {}},
     "ft_tight": {"init": True, "degrees": 0.0, "overrides": FINE_TUNE},  # no rotation: boxes stay tight
     "ft_askew": {"init": True, "degrees": 30.0, "overrides": FINE_TUNE},  # tiles lying further askew
     "scratch": {"init": False, "degrees": 10.0,
@@ -106,7 +109,7 @@ def _saver(name: str, out: Path):
 
 
 def train_one(name: str, pack_dir: Path, init: Path, out: Path, minutes: float, workers: int, batch: int,
-              device: str) -> None:
+              device: str, threads: int = 4) -> None:
     from training import train_detector as td
 
     os.environ["YOLO_OFFLINE"] = "1"
@@ -116,13 +119,14 @@ def train_one(name: str, pack_dir: Path, init: Path, out: Path, minutes: float, 
     det = (pack_dir / "det").resolve()
     yaml = Path(tempfile.mkdtemp()) / "data.yaml"
     yaml.write_text(f"path: {det}\ntrain: images/train\nval: images/valid\nnc: 1\nnames:\n  0: tile\n")
-    td.train_detector(yaml, Path(tempfile.mkdtemp()), minutes / 60, epochs=300, seed=0, threads=4, workers=workers,
+    td.train_detector(yaml, Path(tempfile.mkdtemp()), minutes / 60, epochs=300, seed=0, threads=threads, workers=workers,
                       resume_from=init if spec["init"] else None, name=name,
                       degrees=spec["degrees"], device=device, batch=batch,
                       overrides={"amp": True, **spec["overrides"]}, callbacks={"on_model_save": _saver(name, out)})
 
 
-def train(pack_dir: Path, init: Path, out: Path, minutes: float, names: list[str], batch: int, device: str) -> int:
+def train(pack_dir: Path, init: Path, out: Path, minutes: float, names: list[str], batch: int, device: str,
+          threads: int = 4) -> int:
     """Run each named round in its own process, side by side; returns how many failed.
 
     Their logs go to a scratch folder (the device returns at most 8 files); the lines that are
@@ -135,7 +139,8 @@ def train(pack_dir: Path, init: Path, out: Path, minutes: float, names: list[str
     for name in names:
         cmd = [sys.executable, "-m", "training.gpu_round", "one", name, "--pack", str(pack_dir), "--init", str(init),
                "--out", str(out),
-               "--minutes", str(minutes), "--workers", str(workers), "--batch", str(batch), "--device", device]
+               "--minutes", str(minutes), "--workers", str(workers), "--batch", str(batch), "--device", device,
+               "--threads", str(threads)]
         with open(logs / f"{name}.log", "w") as log:
             procs.append((name, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                                  env={**os.environ, "PYTHONUNBUFFERED": "1"})))
@@ -174,7 +179,8 @@ def main(argv=None) -> int:
         t.add_argument("--out", required=True)
         t.add_argument("--minutes", type=float, default=6.0)
         t.add_argument("--batch", type=int, default=32)
-        t.add_argument("--device", default="0")
+        t.add_argument("--device", default="0", help="0: the GPU; cpu: this machine's cores")
+        t.add_argument("--threads", type=int, default=4, help="torch threads of each run")
     args = ap.parse_args(argv)
     if args.cmd == "pack":
         data = Path(args.data)
@@ -184,10 +190,10 @@ def main(argv=None) -> int:
         return 0
     if args.cmd == "one":
         train_one(args.name, Path(args.pack), Path(args.init), Path(args.out), args.minutes, args.workers, args.batch,
-                  args.device)
+                  args.device, args.threads)
         return 0
     return train(Path(args.pack), Path(args.init), Path(args.out), args.minutes, args.runs.split(","), args.batch,
-                 args.device)
+                 args.device, args.threads)
 
 
 if __name__ == "__main__":
