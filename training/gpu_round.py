@@ -14,7 +14,8 @@ in --runs side by side on the one GPU, each time-boxed, starting from --init (th
 models/detector.pt, which travels with the repo) or from scratch, and after every epoch copies
 the best weights so far (optimizer stripped) and results.csv to --out, so that a run cut short
 still returns its best. Back here, each returned .pt is exported (train_detector.export_detector)
-into a copy of models/ and measured with the full pipeline before one is shipped.
+into a copy of models/ and measured with the full pipeline before one is shipped. When no GPU
+can be had, the same pack trains here: `train --runs cpu_ft --device cpu --threads 2`.
 """
 from __future__ import annotations
 

@@ -42,6 +42,8 @@ def parse(argv):
                     help="synthetic photos of procedural tile sets added to the detector's training photos")
     ap.add_argument("--det-closeups", type=float, default=0.15,
                     help="share of those photos that are close-ups of one to three tiles")
+    ap.add_argument("--det-hard-tables", type=float, default=0.0,
+                    help="share of those photos on bold dark print or a cloth of the tiles' own colour")
     ap.add_argument("--det-photo-seed", type=int,
                     help="draw the procedural photos from this seed instead of --seed (a fine-tuning round sees new ones)")
     ap.add_argument("--det-pseudo", metavar="MODELS",
@@ -189,9 +191,11 @@ def train_detector_stage(args, info: dict, data_root: Path, artwork: Path, work:
             pseudo = detector_boxes(Path(args.det_pseudo))
         yaml = td.prepare_detector_data(data_root, artwork, work / "det_data", seed=args.seed, back_share=0.4,
                                         pseudo=pseudo, procedural=args.det_procedural,
-                                        photo_seed=args.det_photo_seed, closeup_share=args.det_closeups)
+                                        photo_seed=args.det_photo_seed, closeup_share=args.det_closeups,
+                                        hard_tables=args.det_hard_tables)
         info["det_procedural"] = args.det_procedural
         info["det_closeups"] = args.det_closeups
+        info["det_hard_tables"] = args.det_hard_tables
         info["det_photo_seed"] = args.det_photo_seed  # None: drawn from --seed
         best = td.train_detector(yaml, work / "runs", args.det_hours, args.det_epochs, seed=args.seed,
                                  threads=args.threads, resume_from=Path(args.det_init) if args.det_init else None,
