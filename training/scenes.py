@@ -20,8 +20,9 @@ def _noise(h: int, w: int, rng: np.random.Generator, cells: int) -> np.ndarray:
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
 
 
-def felt(h, w, rng):
-    colour = rng.uniform([20, 60, 10], [160, 170, 120]) if rng.random() < 0.6 else rng.uniform(20, 200, 3)
+def felt(h, w, rng, colour=None):
+    if colour is None:
+        colour = rng.uniform([20, 60, 10], [160, 170, 120]) if rng.random() < 0.6 else rng.uniform(20, 200, 3)
     weave = rng.normal(0, rng.uniform(3, 9), (h, w, 1))
     return colour * (1 + 0.06 * _noise(h, w, rng, 8)[..., None]) + weave
 
@@ -38,12 +39,13 @@ def wood(h, w, rng):
     return img
 
 
-def plastic(h, w, rng):
-    """A smooth plastic or glass top, one colour with a broad sheen."""
-    colour = rng.uniform(30, 230, 3)
+def plastic(h, w, rng, colour=None, shine=60):
+    """A smooth plastic or glass top, one colour with a broad sheen of up to shine."""
+    if colour is None:
+        colour = rng.uniform(30, 230, 3)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     sheen = np.exp(-(((xx / w - rng.uniform()) ** 2) + ((yy / h - rng.uniform()) ** 2)) / rng.uniform(0.05, 0.3))
-    return colour + sheen[..., None] * rng.uniform(10, 60) + rng.normal(0, 2, (h, w, 1))
+    return colour + sheen[..., None] * rng.uniform(10, shine) + rng.normal(0, 2, (h, w, 1))
 
 
 def printed(h, w, rng):
@@ -102,12 +104,7 @@ def near_colour(h, w, rng, colour):
     """Felt or plastic of about the tiles' own colour: red tiles on a red cloth, ivory on cream.
     The detector found too few red-bodied tiles on a table of almost their colour."""
     colour = np.clip(np.asarray(colour, np.float32) + rng.normal(0, 14, 3), 0, 255)
-    if rng.random() < 0.5:
-        weave = rng.normal(0, rng.uniform(3, 9), (h, w, 1))
-        return colour * (1 + 0.06 * _noise(h, w, rng, 8)[..., None]) + weave
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    sheen = np.exp(-(((xx / w - rng.uniform()) ** 2) + ((yy / h - rng.uniform()) ** 2)) / rng.uniform(0.05, 0.3))
-    return colour + sheen[..., None] * rng.uniform(10, 40) + rng.normal(0, 2, (h, w, 1))
+    return felt(h, w, rng, colour) if rng.random() < 0.5 else plastic(h, w, rng, colour, shine=40)
 
 
 TABLES = (felt, felt, wood, plastic, printed)
