@@ -109,7 +109,8 @@ def test_a_better_closeup_detector_is_installed_beside_the_detector_and_the_old_
     (fake / "new.pt").write_bytes(b"new weights")
     shutil.copy2(MODELS / "detector.onnx", fake / "new.onnx")  # a detector that loads
     calls = iter([{"tiles": 4, "missed": 2, "extra": 0, "errors": 2}, {"tiles": 2, "missed": 1, "extra": 0, "errors": 1},
-                  {"tiles": 2, "missed": 0, "extra": 0, "errors": 0}, {"tiles": 4, "missed": 0, "extra": 0, "errors": 0}])
+                  {"tiles": 2, "missed": 0, "extra": 0, "errors": 0}, {"tiles": 8, "missed": 0, "extra": 0, "errors": 0},
+                  {"tiles": 8, "missed": 0, "extra": 0, "errors": 0}, {"tiles": 4, "missed": 0, "extra": 0, "errors": 0}])
     monkeypatch.setattr(ad, "detector_errors", lambda rec, photos: next(calls))
     monkeypatch.setattr(ad, "fine_tune", lambda *a, **k: fake / "new.pt")
     monkeypatch.setattr("training.train_detector.export_detector", lambda pt, out, imgsz=416: fake / "new.onnx")

@@ -201,12 +201,13 @@ def two_photos():
 
 
 def test_adapt_detector_tiny_round_installs_only_when_better(det_models, tmp_path):
-    from training.adapt_detector import adapt_detector
+    from training.adapt_detector import adapt_detector, better
 
     old = (det_models / "detector.onnx").read_bytes()
     r = adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None)
     assert r["before_all"]["errors"] >= 1 and r["held_out_photos"] == 1 and r["held_out_by_photo"]
-    assert r["installed"] == (r["new_held"]["errors"] < r["old_held"]["errors"])
+    assert r["installed"] == better(r["old_held"], r["new_held"], r["old_held_composed"], r["new_held_composed"])
+    assert r["held_composed_photos"] > 0 and r["pasted"] > 0
     assert r["seconds"] > 0
     if r["installed"]:
         assert (det_models / "previous" / "detector.onnx").read_bytes() == old
@@ -243,6 +244,8 @@ def test_adapt_detector_installs_a_better_one_and_keeps_the_old(det_models, tmp_
     calls = iter([{"tiles": 9, "missed": 1, "extra": 1, "errors": 2},    # all photos, before
                   {"tiles": 5, "missed": 1, "extra": 0, "errors": 1},    # held part, old detector
                   {"tiles": 5, "missed": 0, "extra": 0, "errors": 0},    # held part, new detector
+                  {"tiles": 40, "missed": 2, "extra": 0, "errors": 2},   # held tiles laid anew, old detector
+                  {"tiles": 40, "missed": 1, "extra": 0, "errors": 1},   # held tiles laid anew, new detector
                   {"tiles": 9, "missed": 0, "extra": 0, "errors": 0}])   # all photos, after
     monkeypatch.setattr(ad, "detector_errors", lambda rec, photos: next(calls))
     monkeypatch.setattr(ad, "fine_tune", lambda *a, **k: fake / "new.pt")
@@ -251,6 +254,26 @@ def test_adapt_detector_installs_a_better_one_and_keeps_the_old(det_models, tmp_
     assert r["installed"] and r["installed_trained_on"] == 2 and r["after_all"]["errors"] == 0
     assert (det_models / "previous" / "detector.onnx").read_bytes() == old
     assert (det_models / "detector.pt").read_bytes() == b"new weights"
+
+
+def test_a_detector_worse_on_the_held_real_photo_is_never_installed(det_models, tmp_path, monkeypatch):
+    import training.adapt_detector as ad
+
+    old = (det_models / "detector.onnx").read_bytes()
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "new.pt").write_bytes(b"new weights")
+    shutil.copy2(MODELS / "detector.onnx", fake / "detector.onnx")
+    calls = iter([{"tiles": 9, "missed": 1, "extra": 1, "errors": 2},    # all photos, before
+                  {"tiles": 5, "missed": 0, "extra": 0, "errors": 0},    # held part, old detector
+                  {"tiles": 5, "missed": 0, "extra": 1, "errors": 1},    # held part, new: one invented
+                  {"tiles": 40, "missed": 9, "extra": 0, "errors": 9},   # laid anew: the old misses many
+                  {"tiles": 40, "missed": 0, "extra": 0, "errors": 0}])  # the new none
+    monkeypatch.setattr(ad, "detector_errors", lambda rec, photos: next(calls))
+    monkeypatch.setattr(ad, "fine_tune", lambda *a, **k: fake / "new.pt")
+    monkeypatch.setattr("training.train_detector.export_detector", lambda pt, out, imgsz=416: fake / "detector.onnx")
+    r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None)
+    assert not r["installed"] and (det_models / "detector.onnx").read_bytes() == old
 
 
 def test_screen_study_scores_one_reading_every_way():

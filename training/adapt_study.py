@@ -322,6 +322,8 @@ def detector_summary(d: dict) -> dict:
         return {**out, "skipped": d["skipped"]}
     return {**out, "held_photos": d["held_out_photos"], "held_by_photo": d["held_out_by_photo"],
             "old_held_errors": d["old_held"]["errors"], "new_held_errors": d["new_held"]["errors"],
+            **({"composed_photos": d["held_composed_photos"], "old_composed_errors": d["old_held_composed"]["errors"],
+                "new_composed_errors": d["new_held_composed"]["errors"]} if "held_composed_photos" in d else {}),
             "before_all": d["before_all"], **({"after_all": d["after_all"]} if "after_all" in d else {})}
 
 

@@ -137,6 +137,9 @@ def _detector_cell(d: dict | None) -> str:
     held = (f"held part ({d['held_photos']} photo{'s' if d['held_photos'] > 1 else ''}"
             f"{'' if d['held_by_photo'] else ', the same photo changed'}): {d['old_held_errors']} -> "
             f"{d['new_held_errors']} errors")
+    if "composed_photos" in d:  # since 2026-12-04: the held tiles laid anew count too
+        held += (f"; {d['composed_photos']} photos composed of its tiles: {d['old_composed_errors']} -> "
+                 f"{d['new_composed_errors']} errors")
     return f"{'installed' if d['installed'] else 'kept the old one'}; {held}; {d['epochs']} epochs, {_seconds(d['seconds'])}"
 
 
