@@ -204,10 +204,14 @@ def test_adapt_detector_tiny_round_installs_only_when_better(det_models, tmp_pat
     from training.adapt_detector import adapt_detector, better
 
     old = (det_models / "detector.onnx").read_bytes()
-    r = adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None)
+    r = adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None,
+                       pasted=4, rehearsal=2)
     assert r["before_all"]["errors"] >= 1 and r["held_out_photos"] == 1 and r["held_out_by_photo"]
+    assert r["rehearsal"] in (0, 2)  # 0 only where no CJK font is installed
+    drawn = list((tmp_path / "work" / "tune" / "data" / "images").glob("procedural_*.jpg"))
+    assert len(drawn) == r["rehearsal"]
     assert r["installed"] == better(r["old_held"], r["new_held"], r["old_held_composed"], r["new_held_composed"])
-    assert r["held_composed_photos"] > 0 and r["pasted"] > 0
+    assert r["held_composed_photos"] > 0 and r["pasted"] == 4
     assert r["seconds"] > 0
     if r["installed"]:
         assert (det_models / "previous" / "detector.onnx").read_bytes() == old
@@ -272,7 +276,8 @@ def test_a_detector_worse_on_the_held_real_photo_is_never_installed(det_models, 
     monkeypatch.setattr(ad, "detector_errors", lambda rec, photos: next(calls))
     monkeypatch.setattr(ad, "fine_tune", lambda *a, **k: fake / "new.pt")
     monkeypatch.setattr("training.train_detector.export_detector", lambda pt, out, imgsz=416: fake / "detector.onnx")
-    r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None)
+    r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None,
+                          pasted=4)
     assert not r["installed"] and (det_models / "detector.onnx").read_bytes() == old
 
 

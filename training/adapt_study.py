@@ -245,9 +245,11 @@ def prepare_photos(data_root: Path, models_dir: Path, work: Path, set_name: str,
 
 
 def run_detector_study(data_root: Path, models_dir: Path, work: Path, set_name: str, seed: int,
-                       epochs: int | None = None, log=print) -> dict:
+                       epochs: int | None = None, log=print, **tune) -> dict:
     """The detector's part of adapt alone (the classifier as shipped), from the 5 adapt photos'
-    boxes and from the calibration photo's 42, each scored on the test photos before and after."""
+    boxes and from the calibration photo's 42, each scored on the test photos before and after.
+    tune: more of adapt_detector's settings (pasted, rehearsal: photos composed of the player's
+    tiles, procedural photos of other sets)."""
     from training.adapt import calibration_boxes, folder_photos
     from training.adapt_detector import DET_EPOCHS, adapt_detector
     from vision.model import Recognizer
@@ -260,7 +262,7 @@ def run_detector_study(data_root: Path, models_dir: Path, work: Path, set_name: 
     for path, photos in sources:
         models = fresh_models(shipped, run / f"models-det-{path}")
         try:
-            report = adapt_detector(models, photos(), epochs=epochs or DET_EPOCHS, seed=seed, log=log)
+            report = adapt_detector(models, photos(), epochs=epochs or DET_EPOCHS, seed=seed, log=log, **tune)
         except ValueError as exc:
             out[path] = {"error": str(exc)}
             continue
@@ -414,9 +416,14 @@ def main(argv=None) -> int:
     ap.add_argument("--record", action="store_true", help="keep the result in the model card (models/README.md)")
     ap.add_argument("--detector-only", action="store_true",
                     help="adapt only the detector (the classifier as shipped), reusing the photos already composed")
+    ap.add_argument("--det-pasted", type=int, default=0,
+                    help="with --detector-only: photos composed of the adapt photos' tiles to tune on too")
+    ap.add_argument("--det-rehearsal", type=int, default=0,
+                    help="with --detector-only: procedural photos of other sets to tune on too")
     args = ap.parse_args(argv)
     if args.detector_only:
-        result = run_detector_study(Path(args.data), Path(args.models), Path(args.work), args.set, args.seed)
+        result = run_detector_study(Path(args.data), Path(args.models), Path(args.work), args.set, args.seed,
+                                    pasted=args.det_pasted, rehearsal=args.det_rehearsal)
         if args.json:
             Path(args.json).write_text(json.dumps(result, indent=1, ensure_ascii=False, default=float))
         if args.record:

@@ -540,6 +540,20 @@ cpu_ft --device cpu --threads 2 --minutes 62 --batch 16` (AdamW, lr 0.0005, no w
 1200 new procedural photos, 30% of them on bold dark print or a cloth of the tiles' own colour
 (`scenes.table_top`). It is not shipped: the real photos lost what the drawn ones gained (notes
 below the table), and "after" is the recognizer with it in place of the shipped detector."""},
+    "detector_adapt_composed": {
+        "title": "The detector's adapt from photos composed of the player's tiles, not shipped",
+        "text": """`adapt --folder` fine-tunes the detector on the player's confirmed photos, but five photos are ten
+optimizer steps of one arrangement at one scale, and on the red-bodied adapt study the tuned
+detector never beat the shipped one on its held photo, so it was never installed. Tried: every
+confirmed tile cut out and the cut-outs laid anew (`training/adapt_paste.py`: touching rows or
+loose, other sizes, quarter turns, on a tile-free piece of the player's table or a drawn one,
+boxes exact), 40 such photos beside the five, and 40 procedural photos of other sets as
+rehearsal: `python -m training.adapt_study --set procedural-red --seed S --detector-only
+--det-pasted 40 --det-rehearsal 40` (10 epochs, lr 0.001, 416 px; 345 s on two cores for both
+fine-tunes). On both of the study's draws of 40 test photos its check passed and `adapt`
+installed it; the rows are the recognizer with it, the classifier as shipped. Not shipped: one
+draw gained 2 points of tiles right and the other lost 7, and the outcome swings more with the
+draw of composed photos than between the settings tried (notes)."""},
 }
 
 
