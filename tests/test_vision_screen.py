@@ -260,6 +260,25 @@ def test_adapt_detector_installs_a_better_one_and_keeps_the_old(det_models, tmp_
     assert (det_models / "detector.pt").read_bytes() == b"new weights"
 
 
+def test_adapt_tunes_the_detector_on_the_confirmed_photos_alone_by_default(det_models, tmp_path, monkeypatch):
+    import training.adapt_detector as ad
+
+    seen = {}
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    shutil.copy2(MODELS / "detector.onnx", fake / "detector.onnx")
+    calls = iter([{"tiles": 9, "missed": 1, "extra": 1, "errors": 2}] + [{"tiles": 5, "missed": 0, "extra": 0,
+                                                                          "errors": 0}] * 4)
+    monkeypatch.setattr(ad, "detector_errors", lambda rec, photos: seen.setdefault("checked", []).append(len(photos))
+                        or next(calls))
+    monkeypatch.setattr(ad, "fine_tune", lambda w, photos, *a, **k: seen.update(tuned=len(photos), **k) or fake / "x.pt")
+    monkeypatch.setattr("training.train_detector.export_detector", lambda pt, out, imgsz=416: fake / "detector.onnx")
+    r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None)
+    # composed and rehearsal photos swung the red study's two draws either way: off unless asked
+    assert seen["tuned"] == 1 and seen["rehearsal"] == 0 and r["pasted"] == 0 and r["held_composed_photos"] == 0
+    assert seen["checked"] == [2, 1, 1, 0, 0] and not r["installed"]
+
+
 def test_a_detector_worse_on_the_held_real_photo_is_never_installed(det_models, tmp_path, monkeypatch):
     import training.adapt_detector as ad
 

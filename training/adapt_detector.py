@@ -54,8 +54,8 @@ CLOSEUP_WEIGHTS_FILE = "detector_closeup.pt"
 DET_EPOCHS = 10
 DET_LR = 0.001
 MIN_PHOTOS = 2  # one to tune on, one held out (see the module doc)
-PASTED = 40  # photos composed from the confirmed tiles, added to the tuning photos
-REHEARSAL = 40  # procedural photos of other sets, so that the detector keeps finding every kind of tile
+PASTED = 0  # photos composed from the confirmed tiles, added to the tuning photos (off: module doc)
+REHEARSAL = 0  # procedural photos of other sets, so that the detector keeps finding every kind of tile
 REHEARSAL_SEED = 5
 HELD_PASTED = 10  # photos composed from the held photos' tiles, which the new detector never saw
 
