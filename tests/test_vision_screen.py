@@ -254,7 +254,8 @@ def test_adapt_detector_installs_a_better_one_and_keeps_the_old(det_models, tmp_
     monkeypatch.setattr(ad, "detector_errors", lambda rec, photos: next(calls))
     monkeypatch.setattr(ad, "fine_tune", lambda *a, **k: fake / "new.pt")
     monkeypatch.setattr("training.train_detector.export_detector", lambda pt, out, imgsz=416: fake / "detector.onnx")
-    r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None)
+    r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None,
+                          pasted=4)
     assert r["installed"] and r["installed_trained_on"] == 2 and r["after_all"]["errors"] == 0
     assert (det_models / "previous" / "detector.onnx").read_bytes() == old
     assert (det_models / "detector.pt").read_bytes() == b"new weights"

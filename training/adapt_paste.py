@@ -6,8 +6,9 @@ tuned detector never did better on the held photo, so it was never installed. Cu
 confirmed tile out of the photos and laying the cut-outs again, touching in rows or loose, at
 other sizes and turned by quarter turns, on the player's own table (a tile-free part of their
 photos) or on a drawn one, gives the detector many arrangements of exactly the player's tiles.
-The boxes of the pasted tiles are exact by construction. The check that decides the install
-stays on held real photos (training/adapt_detector.py).
+The boxes of the pasted tiles are exact by construction. adapt_detector(pasted=N) uses them;
+they are off as shipped: on the red-bodied study they helped one draw of test photos and hurt the
+other (training/adapt_detector.py's doc, models/README.md).
 
     >>> import numpy as np
     >>> img = np.full((120, 160, 3), 90, np.uint8); img[40:80, 20:50] = 230; img[40:80, 50:80] = 220
