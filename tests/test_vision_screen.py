@@ -237,14 +237,24 @@ def test_adapt_detector_wants_a_held_photo(det_models, monkeypatch):
     assert r["installed"] is False and "held photo" in r["skipped"]
 
 
-def test_adapt_detector_installs_a_better_one_and_keeps_the_old(det_models, tmp_path, monkeypatch):
+@pytest.fixture
+def fake_tuning(tmp_path, monkeypatch):
+    """A fine-tune and export that return at once: new.pt (b"new weights") and a detector that loads."""
     import training.adapt_detector as ad
 
-    old = (det_models / "detector.onnx").read_bytes()
     fake = tmp_path / "fake"
     fake.mkdir()
     (fake / "new.pt").write_bytes(b"new weights")
-    shutil.copy2(MODELS / "detector.onnx", fake / "detector.onnx")  # a detector that loads
+    shutil.copy2(MODELS / "detector.onnx", fake / "detector.onnx")
+    monkeypatch.setattr(ad, "fine_tune", lambda *a, **k: fake / "new.pt")
+    monkeypatch.setattr("training.train_detector.export_detector", lambda pt, out, imgsz=416: fake / "detector.onnx")
+    return fake
+
+
+def test_adapt_detector_installs_a_better_one_and_keeps_the_old(det_models, tmp_path, monkeypatch, fake_tuning):
+    import training.adapt_detector as ad
+
+    old = (det_models / "detector.onnx").read_bytes()
     calls = iter([{"tiles": 9, "missed": 1, "extra": 1, "errors": 2},    # all photos, before
                   {"tiles": 5, "missed": 1, "extra": 0, "errors": 1},    # held part, old detector
                   {"tiles": 5, "missed": 0, "extra": 0, "errors": 0},    # held part, new detector
@@ -252,8 +262,6 @@ def test_adapt_detector_installs_a_better_one_and_keeps_the_old(det_models, tmp_
                   {"tiles": 40, "missed": 1, "extra": 0, "errors": 1},   # held tiles laid anew, new detector
                   {"tiles": 9, "missed": 0, "extra": 0, "errors": 0}])   # all photos, after
     monkeypatch.setattr(ad, "detector_errors", lambda rec, photos: next(calls))
-    monkeypatch.setattr(ad, "fine_tune", lambda *a, **k: fake / "new.pt")
-    monkeypatch.setattr("training.train_detector.export_detector", lambda pt, out, imgsz=416: fake / "detector.onnx")
     r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None,
                           pasted=4)
     assert r["installed"] and r["installed_trained_on"] == 2 and r["after_all"]["errors"] == 0
@@ -261,41 +269,33 @@ def test_adapt_detector_installs_a_better_one_and_keeps_the_old(det_models, tmp_
     assert (det_models / "detector.pt").read_bytes() == b"new weights"
 
 
-def test_adapt_tunes_the_detector_on_the_confirmed_photos_alone_by_default(det_models, tmp_path, monkeypatch):
+def test_adapt_tunes_the_detector_on_the_confirmed_photos_alone_by_default(det_models, tmp_path, monkeypatch,
+                                                                          fake_tuning):
     import training.adapt_detector as ad
 
     seen = {}
-    fake = tmp_path / "fake"
-    fake.mkdir()
-    shutil.copy2(MODELS / "detector.onnx", fake / "detector.onnx")
     calls = iter([{"tiles": 9, "missed": 1, "extra": 1, "errors": 2}] + [{"tiles": 5, "missed": 0, "extra": 0,
                                                                           "errors": 0}] * 4)
     monkeypatch.setattr(ad, "detector_errors", lambda rec, photos: seen.setdefault("checked", []).append(len(photos))
                         or next(calls))
-    monkeypatch.setattr(ad, "fine_tune", lambda w, photos, *a, **k: seen.update(tuned=len(photos), **k) or fake / "x.pt")
-    monkeypatch.setattr("training.train_detector.export_detector", lambda pt, out, imgsz=416: fake / "detector.onnx")
+    monkeypatch.setattr(ad, "fine_tune", lambda w, photos, *a, **k: seen.update(tuned=len(photos), **k)
+                        or fake_tuning / "new.pt")
     r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None)
     # composed and rehearsal photos swung the red study's two draws either way: off unless asked
     assert seen["tuned"] == 1 and seen["rehearsal"] == 0 and r["pasted"] == 0 and r["held_composed_photos"] == 0
     assert seen["checked"] == [2, 1, 1, 0, 0] and not r["installed"]
 
 
-def test_a_detector_worse_on_the_held_real_photo_is_never_installed(det_models, tmp_path, monkeypatch):
+def test_a_detector_worse_on_the_held_real_photo_is_never_installed(det_models, tmp_path, monkeypatch, fake_tuning):
     import training.adapt_detector as ad
 
     old = (det_models / "detector.onnx").read_bytes()
-    fake = tmp_path / "fake"
-    fake.mkdir()
-    (fake / "new.pt").write_bytes(b"new weights")
-    shutil.copy2(MODELS / "detector.onnx", fake / "detector.onnx")
     calls = iter([{"tiles": 9, "missed": 1, "extra": 1, "errors": 2},    # all photos, before
                   {"tiles": 5, "missed": 0, "extra": 0, "errors": 0},    # held part, old detector
                   {"tiles": 5, "missed": 0, "extra": 1, "errors": 1},    # held part, new: one invented
                   {"tiles": 40, "missed": 9, "extra": 0, "errors": 9},   # laid anew: the old misses many
                   {"tiles": 40, "missed": 0, "extra": 0, "errors": 0}])  # the new none
     monkeypatch.setattr(ad, "detector_errors", lambda rec, photos: next(calls))
-    monkeypatch.setattr(ad, "fine_tune", lambda *a, **k: fake / "new.pt")
-    monkeypatch.setattr("training.train_detector.export_detector", lambda pt, out, imgsz=416: fake / "detector.onnx")
     r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None,
                           pasted=4)
     assert not r["installed"] and (det_models / "detector.onnx").read_bytes() == old
