@@ -36,13 +36,33 @@ def test_null_fix_drops_a_repeated_label():
     assert fixed[:, 1].tolist() == [0.25, 0.75]
 
 
+def test_added_label_applies_where_no_label_lies():
+    fixes = {"a.jpg": [{"add": "4p", "box": [0.5, 0.5, 0.1, 0.4]}]}
+    fixed, n = apply_fixes("a.jpg", ROWS, fixes)
+    assert n == 1
+    assert fixed[:, :3].tolist() == [[P5, 0.25, 0.5], [P5, 0.75, 0.5], [P4, 0.5, 0.5]]
+    assert len(ROWS) == 2  # the caller's labels are left alone
+
+
+def test_added_label_skipped_where_upstream_labels_the_tile():
+    fixes = {"a.jpg": [{"add": "4p", "box": [0.74, 0.52, 0.2, 0.4]}]}
+    fixed, n = apply_fixes("a.jpg", ROWS, fixes)
+    assert n == 0
+    assert fixed.tolist() == ROWS.tolist()
+
+
 def test_shipped_fixes_are_well_formed():
     fixes = load_fixes(FIXES_FILE)
     entries = [f for per_image in fixes.values() for f in per_image]
     assert len(entries) >= 20
     for f in entries:
+        assert f["why"]
+        if "add" in f:
+            assert f["add"] in CLASS_NAMES and len(f["box"]) == 4
+            assert all(0 < v < 1 for v in f["box"])
+            continue
         assert f["labelled"] in CLASS_NAMES and (f["fix"] is None or f["fix"] in CLASS_NAMES)
-        assert f["fix"] != f["labelled"] and f["why"]
+        assert f["fix"] != f["labelled"]
 
 
 class FixedAnswers:
