@@ -315,3 +315,50 @@ def test_red_bodied_tiles_are_read_better_also_as_dark_ink():
     rec.config["light_ink"] = None
     off = (rec.classify_crops(crops)[0].argmax(1) == classes).sum()
     assert on > off, (on, off)
+
+
+def test_photos_turn_a_run_of_tiles_face_down_only_when_asked():
+    from training import compose
+
+    ts = make_tileset(random_style(np.random.default_rng(4)), np.random.default_rng(4))
+    table = scenes.table_top(300, 400, np.random.default_rng(5))
+    plain = compose.compose_photo(ts, "hand", np.random.default_rng(6), [table])
+    again = compose.compose_photo(ts, "hand", np.random.default_rng(6), [table], face_down=0.0)
+    assert np.array_equal(plain[0], again[0]) and np.array_equal(plain[1], again[1])  # 0 draws what it drew
+    assert 42 not in plain[1]
+    img, cls, boxes = compose.compose_photo(ts, "hand", np.random.default_rng(6), [table], face_down=1.0)
+    down = np.flatnonzero(cls == 42)
+    assert 1 <= len(down) <= 4 and np.all(np.diff(down) == 1)  # neighbours in the row
+    for b in boxes[down]:  # a face-down tile shows its back colour, not a face
+        x0, y0, x1, y1 = b.astype(int)
+        patch = img[y0:y1, x0:x1].reshape(-1, 3).astype(float)
+        assert patch.std(0).max() < 60
+
+
+def test_flat_marks_lie_clear_of_the_tiles_and_leave_them_alone():
+    rng = np.random.default_rng(7)
+    img = np.full((300, 400, 3), 128, np.uint8)
+    tiles = np.array([[100, 100, 140, 160], [150, 100, 190, 160]], float)
+    marks = scenes.flat_mark_boxes(tiles, img.shape[:2], rng, 3)
+    assert len(marks) == 3
+    for m in marks:  # clear of every tile, about a tile's size
+        assert all(m[0] > t[2] or m[2] < t[0] or m[1] > t[3] or m[3] < t[1] for t in tiles)
+        assert 0.5 * 60 <= max(m[2] - m[0], m[3] - m[1]) <= 1.5 * 60
+    out = img
+    for m in marks:
+        out = scenes.paint_flat_mark(out, m, rng, tiles)
+    assert np.array_equal(out[100:160, 100:190], img[100:160, 100:190])  # no printed line across a tile
+    for m in marks:
+        x0, y0, x1, y1 = m.astype(int)
+        assert np.abs(out[y0:y1, x0:x1].astype(int) - 128).max() > 20  # painted
+
+
+def test_the_check_is_taught_backs_as_tiles_and_flat_marks_as_not():
+    pytest.importorskip("torch")
+    from training.train_verifier import drawn_examples
+
+    d = drawn_examples(3, 0, None, log=lambda *a: None, marks_too=True)
+    assert d["crops"].shape[1:] == (48, 48, 3) and len(d["crops"]) == len(d["y"])
+    assert (d["y"] == 1).sum() >= 3 and (d["y"] == 0).sum() >= 3
+    tiles_only = drawn_examples(3, 0, None, log=lambda *a: None)  # as shipped: the same draws, marks unused
+    assert np.array_equal(tiles_only["crops"], d["crops"][d["y"] == 1]) and (tiles_only["y"] == 1).all()

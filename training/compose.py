@@ -16,6 +16,7 @@ import numpy as np
 from training import synth
 from training.calibration import CALIBRATION_ORDER
 from training.dataset import NUM_FACE_CLASSES, write_labels, xyxy_to_labels
+from vision.classes import BACK_CLASS
 
 
 # --- tiles of the set ------------------------------------------------------------------------------
@@ -36,6 +37,8 @@ def tile_picture(tileset: dict, cls: int, view: int | None, rng: np.random.Gener
     the face area of the body, a tile seen from straight above. A set without bodies gets
     synth.tile_image's ivory body.
     """
+    if cls == BACK_CLASS:
+        return face_down_picture(tileset, view, rng, height)
     face = tileset["faces"][cls]
     if not tileset["bodies"]:
         return synth.tile_image({"cls": cls, "rgba": face, "has_body": False}, rng, height)
@@ -55,6 +58,27 @@ def tile_picture(tileset: dict, cls: int, view: int | None, rng: np.random.Gener
     bgr = cv2.resize(tile[..., :3], (width, height), interpolation=cv2.INTER_AREA)
     mask = cv2.resize(alpha, (width, height), interpolation=cv2.INTER_AREA)
     return bgr, (mask * 255).astype(np.uint8)
+
+
+def face_down_picture(tileset: dict, view: int | None, rng: np.random.Generator,
+                      height: int) -> tuple[np.ndarray, np.ndarray]:
+    """A face-down tile of the set (BGR float, alpha mask uint8): the back on top, with its bevel,
+    and from views 0-3 the sides with the face's layer nearest the table. A set without a
+    procedural style (KDE artwork) gets synth's flat back. The bodies are drawn once per set with
+    a generator of their own, so that drawing them changes no other draw."""
+    style = tileset.get("style")
+    if style is None:
+        return synth.tile_image(None, rng, height)
+    h, w = next(iter(tileset["faces"].values())).shape[:2]
+    if "down_bodies" not in tileset:
+        from training import procedural
+
+        down = {**style, "front": style["back"], "back": style["front"], "front_share": 1 - style["front_share"],
+                "gloss": False}
+        body_rng = np.random.default_rng(7)
+        tileset["down_bodies"] = [procedural.make_body(down, (h, w), v, body_rng) for v in procedural.VIEWS]
+    blank = {"faces": {0: np.zeros((h, w, 4), np.uint8)}, "bodies": tileset["down_bodies"]}
+    return tile_picture(blank, 0, view, rng, height)
 
 
 def tile_aspect(tileset: dict, view: int | None) -> float:
@@ -250,16 +274,38 @@ LAYOUTS = {"hand": hand_layout, "scatter": scatter_layout, "calibration": calibr
            "closeup": closeup_layout}
 
 
+def turn_face_down(placed: list[dict], rng: np.random.Generator) -> None:
+    """Turn a run of one to four neighbouring tiles face down (BACK_CLASS), as a concealed kong or
+    the wall shows them.
+
+    >>> placed = [{"cls": c} for c in range(6)]
+    >>> turn_face_down(placed, np.random.default_rng(1))
+    >>> [p["cls"] for p in placed]
+    [0, 1, 42, 42, 4, 5]
+    """
+    if not placed:
+        return
+    n = min(len(placed), int(rng.integers(1, 5)))
+    start = int(rng.integers(len(placed) - n + 1))
+    for p in placed[start:start + n]:
+        p["cls"] = BACK_CLASS
+
+
 def compose_photo(tileset: dict, kind: str, rng: np.random.Generator,
-                  backgrounds: list[np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                  backgrounds: list[np.ndarray] | None = None,
+                  face_down: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A synthetic phone photo of the set: (BGR uint8, classes (N,), boxes (N, 4) xyxy pixels).
 
     A calibration photo is taken with more care (a plain table, the camera nearly straight),
     since its rows must come apart by height alone; a close-up's tiles fill 45-85% of the photo.
+    With probability face_down a hand or loose photo shows a run of tiles face down
+    (turn_face_down); 0 draws exactly what was drawn before it existed.
     """
     view = [None, 0, 1, 2, 3][rng.integers(5)]
     aspect = tile_aspect(tileset, view)
     placed = LAYOUTS[kind](rng, aspect)
+    if face_down and kind in ("hand", "scatter") and rng.random() < face_down:
+        turn_face_down(placed, rng)
     careful = kind == "calibration"
     fill = rng.uniform(0.45, 0.85) if kind == "closeup" else None
     homography, (w, h) = camera(placed, aspect, rng, max_angle=3 if careful else 12, tilt=0.12 if careful else 0.2,

@@ -220,7 +220,7 @@ NOT_TILE_RULE = """
 
 
 # the decision studies that added screening rules after the screen study's tables were measured
-SCREEN_DECISIONS = ("blank_check", "straddling_boxes")
+SCREEN_DECISIONS = ("blank_check", "straddling_boxes", "verifier_face_down")
 
 
 def _screen_section(st: dict | None, later: tuple[str, ...] | list[str] = ()) -> str:
@@ -528,6 +528,16 @@ the next, which the classifier reads as some tile at low confidence. No rule cau
 inside neither tile's box. Now a box that two or more surer boxes cover, each at least
 `straddle_part` (0.2) of it, is dropped where they cover `straddle` (0.85) of it together, and
 flagged "across two tiles" from `flag_straddle` (0.7) (`vision/screen.py`)."""},
+    "verifier_face_down": {
+        "title": "Face-down tiles are tiles to the tile check",
+        "text": """The screening asks the tile check about every box read as a blank face ("Blank faces always meet the
+tile check"), but the check had learnt tiles only from face-up ones: no photo it trained on held a
+face-down tile as a tile. So it dropped face-down tiles the detector had found, silently. It is
+now trained also on face-down tiles drawn with their bodies (runs of one to four in procedural
+hands, `compose.turn_face_down`) and backs pasted into the data set's train photos, with every
+白板 of those photos (`training/train_verifier.py` `drawn_examples`), and the screening drops a box
+the check gives p(tile) under `not_tile` 0.1 (0.05 before). The notes say how it was found and
+what was tried."""},
     "detector_hard_tables": {
         "title": "A detector round on hard tables, not shipped",
         "text": """The drawn sets' misses are tiles the detector never boxed: six ivory tiles lying on big dark print, red
@@ -637,8 +647,13 @@ def _verifier_training(info: dict) -> str:
             f"table photos (labels complete; {c.get('procedural_detector_tiles')} on tiles, "
             f"{c.get('procedural_detector_phantoms')} on nothing or on part of a tile) and on the data set's train photos "
             f"(a few boxes on labelled tiles each, and every box that is a fragment of one: "
-            f"{c.get('real_detector_phantoms')}), labelled boxes jittered and random boxes on the table: "
-            f"{v.get('examples')} crops, {v.get('tiles')} of them tiles; mined in {c.get('mine_minutes', 0):.0f} min, "
+            f"{c.get('real_detector_phantoms')}), labelled boxes jittered and random boxes on the table"
+            + (f"; drawn without the detector (`drawn_examples`, {v['drawn']} procedural photos with face-down tiles, and "
+               f"as many train photos with backs pasted; flat marks painted on both): {c.get('drawn_tiles')} face-down "
+               f"tiles, 白板 and a few other tiles"
+               + (f", {c.get('drawn_marks')} flat marks as no tile" if v.get("drawn_marks") else "")
+               if v.get("drawn") else "")
+            + f": {v.get('examples')} crops, {v.get('tiles')} of them tiles; mined in {c.get('mine_minutes', 0):.0f} min, "
             f"trained {v.get('train_minutes', 0):.0f} min ({v.get('steps')} balanced batches of 128, AdamW, cosine, "
             f"flips, colour, blur, noise, JPEG). On a tenth of the crops held out: p(tile) under 0.05 for "
             f"{_pct(held.get('tiles_below'))} of the tiles and {_pct(held.get('phantoms_below'))} of the others.")

@@ -179,3 +179,74 @@ def add_glare(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     cv2.ellipse(layer, centre, axes, rng.uniform(0, 180), 0, 360, 1.0, -1, cv2.LINE_AA)
     layer = cv2.GaussianBlur(layer, (0, 0), max(2.0, axes[1] * 0.4))[..., None]
     return np.clip(img.astype(np.float32) + layer * rng.uniform(80, 200), 0, 255).astype(np.uint8)
+
+
+def flat_mark_boxes(tiles: np.ndarray, shape: tuple[int, int], rng: np.random.Generator, count: int) -> np.ndarray:
+    """Up to count boxes of about a tile's size and shape (xyxy), clear of the tiles' boxes and
+    of each other, for flat marks (paint_flat_mark)."""
+    h, w = shape
+    tiles = np.asarray(tiles, np.float64).reshape(-1, 4)
+    side = float(np.median(np.maximum(tiles[:, 2] - tiles[:, 0], tiles[:, 3] - tiles[:, 1]))) if len(tiles) \
+        else 0.12 * min(h, w)
+    taken, out = list(tiles), []
+    for _ in range(count * 20):
+        if len(out) == count:
+            break
+        long_side = side * rng.uniform(0.7, 1.4)
+        short = long_side * rng.uniform(0.55, 1.0)
+        bw, bh = (long_side, short) if rng.random() < 0.5 else (short, long_side)
+        if bw >= w or bh >= h:
+            continue
+        x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
+        b = np.array([x, y, x + bw, y + bh])
+        pad = 0.1 * side
+        if all(b[0] > t[2] + pad or b[2] < t[0] - pad or b[1] > t[3] + pad or b[3] < t[1] - pad for t in taken):
+            out.append(b)
+            taken.append(b)
+    return np.array(out, np.float64).reshape(-1, 4)
+
+
+def paint_flat_mark(img: np.ndarray, box, rng: np.random.Generator, tiles=()) -> np.ndarray:
+    """A flat mark of a tile's size printed or lying on the table, filling box (xyxy): a dark or
+    coloured patch with sharp corners, often a lighter outline or inset panel, sometimes a printed
+    line across, and no body: no bevel, no side, no shadow. A table's printed marks, a card or a
+    phone's back read as face-down tiles (the pink session's table, issue 10); a real face-down
+    tile shows its body (training/compose.face_down_picture). The line stops at the tiles' boxes
+    (tiles, xyxy): it is printed on the table, under them."""
+    out = img.astype(np.float32)
+    h, w = out.shape[:2]
+    x0, y0, x1, y1 = (float(v) for v in box)
+    bw, bh = x1 - x0, y1 - y0
+    corners = np.float32([[x0, y0], [x1, y0], [x1, y1], [x0, y1]])
+    corners += rng.uniform(-0.08, 0.08, (4, 2)).astype(np.float32) * np.float32([bw, bh])  # seen at an angle
+    layer = np.zeros((h, w), np.float32)
+    cv2.fillPoly(layer, [np.round(corners * 8).astype(np.int32)], 1.0, cv2.LINE_AA, shift=3)
+    colour = rng.uniform(0, 70, 3) if rng.random() < 0.6 else rng.uniform(0, 230, 3)
+    inset = np.zeros((h, w), np.float32)
+    if rng.random() < 0.6:  # an outline or an inset panel in another tone
+        share = rng.uniform(0.08, 0.3, 2)
+        centre = corners.mean(0)
+        inner = centre + (corners - centre) * (1 - share).astype(np.float32)
+        if rng.random() < 0.5:
+            inner[:2] -= (inner[:2] - centre) * rng.uniform(0.3, 0.7)  # a panel in one part
+        thick = -1 if rng.random() < 0.5 else int(rng.integers(1, 4))
+        if thick < 0:
+            cv2.fillPoly(inset, [np.round(inner).astype(np.int32)], 1.0, cv2.LINE_AA)
+        else:
+            cv2.polylines(inset, [np.round(inner).astype(np.int32)], True, 1.0, thick, cv2.LINE_AA)
+    tone = np.clip(colour + rng.choice([-1, 1]) * rng.uniform(25, 90), 0, 255)
+    shade = 1 + 0.06 * _noise(h, w, rng, 8)[..., None]
+    a = layer[..., None]
+    fill = colour * (1 - inset[..., None]) + tone * inset[..., None]
+    out = out * (1 - a) + fill * shade * a
+    if rng.random() < 0.4:  # a line printed on the table, running through the mark
+        p = corners[int(rng.integers(4))] + rng.uniform(-0.3, 0.3, 2) * np.float32([bw, bh])
+        d = rng.normal(size=2)
+        d = d / max(np.hypot(*d), 1e-6) * 2 * max(h, w)
+        line = np.zeros((h, w), np.float32)
+        cv2.line(line, tuple(int(v) for v in p - d), tuple(int(v) for v in p + d), 1.0, int(rng.integers(1, 3)),
+                 cv2.LINE_AA)
+        for t in np.asarray(tiles, np.float64).reshape(-1, 4):
+            line[max(0, int(t[1])):max(0, int(np.ceil(t[3]))), max(0, int(t[0])):max(0, int(np.ceil(t[2])))] = 0
+        out = out * (1 - line[..., None]) + rng.uniform(0, 60, 3).astype(np.float32) * line[..., None]
+    return np.clip(out, 0, 255).astype(np.uint8)

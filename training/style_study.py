@@ -10,6 +10,8 @@ labelled photos (complete labels: every extra is a phantom) of
 - `held-out-ivory`: the same, on ivory bodies;
 - `held-out-closeup`: close-ups of one to three tiles of held-out sets filling most of the photo
   (the issue's close-ups, where a 條 tile came apart into its stick columns);
+- `held-out-face-down`: held-out sets whose hands show a run of one to four tiles face down
+  (compose.turn_face_down), so that face-down tiles found are measured too;
 
 and, where `python -m training.adapt_study` left them, its photos of KDE's `traditional` set
 (never trained on), and the training data set's valid split. Each models folder given is scored on every photo set with the full
@@ -39,7 +41,9 @@ RED_BODY = {"front": [40, 40, 180], "back": [40, 40, 180], "scheme": "dark"}  # 
 IVORY_BODY = {"front": [215, 235, 245], "scheme": "light"}
 # name -> (held out?, style choices imposed, layout: None for two hands to one scatter)
 PHOTO_SETS = {"seen": (False, {}, None), "held-out": (True, {}, None), "held-out-red": (True, RED_BODY, None),
-              "held-out-ivory": (True, IVORY_BODY, None), "held-out-closeup": (True, {}, "closeup")}
+              "held-out-ivory": (True, IVORY_BODY, None), "held-out-closeup": (True, {}, "closeup"),
+              "held-out-face-down": (True, {}, None)}
+FACE_DOWN = {"held-out-face-down": 1.0}  # share of photos showing face-down tiles (compose_photo's face_down)
 
 
 def make_folder(folder: Path, name: str, count: int, seed: int) -> Path:
@@ -57,7 +61,8 @@ def make_folder(folder: Path, name: str, count: int, seed: int) -> Path:
         if i % per_set == 0:
             tileset = procedural.make_tileset({**procedural.random_style(rng, held_out=held_out), **imposed}, rng)
         table = scenes.table_top(int(rng.integers(500, 900)), int(rng.integers(700, 1200)), rng)
-        img, cls, boxes = compose_photo(tileset, layout or ("scatter" if i % 3 == 2 else "hand"), rng, [table])
+        img, cls, boxes = compose_photo(tileset, layout or ("scatter" if i % 3 == 2 else "hand"), rng, [table],
+                                        face_down=FACE_DOWN.get(name, 0.0))
         stem = f"{i:03d}"
         write_photo(folder, stem, img, cls, boxes)
         numbers[stem] = {str(k): v for k, v in tileset["numbers"].items()}
