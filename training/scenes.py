@@ -181,6 +181,20 @@ def add_glare(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(img.astype(np.float32) + layer * rng.uniform(80, 200), 0, 255).astype(np.uint8)
 
 
+def tile_sized_box(side: float, shape: tuple[int, int], rng: np.random.Generator,
+                   scale: tuple[float, float]) -> np.ndarray | None:
+    """One box (xyxy) anywhere in an h x w photo, its long side scale times side, its short side
+    0.55-1 of that, standing or lying; None where it does not fit."""
+    h, w = shape
+    long_side = side * rng.uniform(*scale)
+    short = long_side * rng.uniform(0.55, 1.0)
+    bw, bh = (long_side, short) if rng.random() < 0.5 else (short, long_side)
+    if bw >= w or bh >= h:
+        return None
+    x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
+    return np.array([x, y, x + bw, y + bh])
+
+
 def flat_mark_boxes(tiles: np.ndarray, shape: tuple[int, int], rng: np.random.Generator, count: int) -> np.ndarray:
     """Up to count boxes of about a tile's size and shape (xyxy), clear of the tiles' boxes and
     of each other, for flat marks (paint_flat_mark)."""
@@ -192,13 +206,9 @@ def flat_mark_boxes(tiles: np.ndarray, shape: tuple[int, int], rng: np.random.Ge
     for _ in range(count * 20):
         if len(out) == count:
             break
-        long_side = side * rng.uniform(0.7, 1.4)
-        short = long_side * rng.uniform(0.55, 1.0)
-        bw, bh = (long_side, short) if rng.random() < 0.5 else (short, long_side)
-        if bw >= w or bh >= h:
+        b = tile_sized_box(side, shape, rng, (0.7, 1.4))
+        if b is None:
             continue
-        x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
-        b = np.array([x, y, x + bw, y + bh])
         pad = 0.1 * side
         if all(b[0] > t[2] + pad or b[2] < t[0] - pad or b[1] > t[3] + pad or b[3] < t[1] - pad for t in taken):
             out.append(b)

@@ -79,7 +79,8 @@ def jitter(box: np.ndarray, rng: np.random.Generator, amount: float = 0.08) -> n
 
 def random_boxes(gt: np.ndarray, shape: tuple[int, int], rng: np.random.Generator, count: int) -> np.ndarray:
     """Up to count boxes of a tile's size and shape on the photo, clear of every labelled tile."""
-    h, w = shape
+    from training.scenes import tile_sized_box
+
     if not len(gt):
         return np.zeros((0, 4))
     side = np.median(np.maximum(gt[:, 2] - gt[:, 0], gt[:, 3] - gt[:, 1]))
@@ -87,13 +88,9 @@ def random_boxes(gt: np.ndarray, shape: tuple[int, int], rng: np.random.Generato
     for _ in range(count * 6):
         if len(out) == count:
             break
-        long_side = side * rng.uniform(0.5, 1.6)
-        ratio = rng.uniform(0.55, 1.0)
-        bw, bh = (long_side, long_side * ratio) if rng.random() < 0.5 else (long_side * ratio, long_side)
-        if bw >= w or bh >= h:
+        b = tile_sized_box(side, shape, rng, (0.5, 1.6))
+        if b is None:
             continue
-        x, y = rng.uniform(0, w - bw), rng.uniform(0, h - bh)
-        b = np.array([x, y, x + bw, y + bh])
         if iou_matrix(b[None], gt).max() < 0.05 and inside_share(b[None], gt).max() < 0.2:
             out.append(b)
     return np.array(out).reshape(-1, 4)
