@@ -362,3 +362,89 @@ def test_the_check_is_taught_backs_as_tiles_and_flat_marks_as_not():
     assert (d["y"] == 1).sum() >= 3 and (d["y"] == 0).sum() >= 3
     tiles_only = drawn_examples(3, 0, None, log=lambda *a: None)  # as shipped: the same draws, marks unused
     assert np.array_equal(tiles_only["crops"], d["crops"][d["y"] == 1]) and (tiles_only["y"] == 1).all()
+
+
+def test_an_automatic_tables_parts_lie_beside_the_tiles_never_on_them():
+    img = np.full((300, 400, 3), 128, np.uint8)
+    tiles = np.array([[100, 100, 140, 160], [150, 100, 190, 160]], float)
+    painted = 0
+    for seed in range(8):
+        out = scenes.add_table_parts(img, np.random.default_rng(seed), tiles)
+        assert out.shape == img.shape and out.dtype == np.uint8
+        changed = np.abs(out.astype(int) - img).max(2) > 8
+        for x0, y0, x1, y1 in tiles.astype(int):
+            assert changed[y0:y1, x0:x1].mean() <= 0.02  # the tiles stay in view, unpainted
+        painted += changed.mean() > 0.01
+    assert painted >= 6
+
+
+def test_table_parts_join_procedural_photos_unlabelled(tmp_path):
+    from training.train_detector import write_procedural_photos
+    import cv2
+
+    labels, images = [], []
+    for share in (0.0, 1.0):
+        d = tmp_path / str(share)
+        (d / "images").mkdir(parents=True)
+        (d / "labels").mkdir()
+        write_procedural_photos(d / "images", d / "labels", 1, seed=2, max_side=480, squash_share=0.0,
+                                table_parts=share)
+        labels.append((d / "labels" / "procedural_0000.txt").read_text())
+        images.append(cv2.imread(str(d / "images" / "procedural_0000.jpg")))
+    assert labels[0] == labels[1]  # the same tiles, and nothing of the table labelled
+    assert np.abs(images[0].astype(int) - images[1]).max() > 60
+
+
+def test_procedural_photos_turn_tiles_face_down_only_when_asked(tmp_path):
+    from training.train_detector import write_procedural_photos
+    import cv2
+
+    from training import compose
+
+    asked = []
+    real = compose.compose_photo
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs.get("face_down", 0.0))
+        return real(*args, **kwargs)
+
+    out = {}
+    for share in (None, 0.0, 1.0):
+        d = tmp_path / str(share)
+        (d / "images").mkdir(parents=True)
+        (d / "labels").mkdir()
+        more = {} if share is None else {"face_down": share}
+        compose.compose_photo = spy
+        try:
+            write_procedural_photos(d / "images", d / "labels", 1, seed=5, max_side=480, squash_share=0.0,
+                                    closeup_share=0.0, **more)
+        finally:
+            compose.compose_photo = real
+        out[share] = ((d / "labels" / "procedural_0000.txt").read_text(),
+                      cv2.imread(str(d / "images" / "procedural_0000.jpg")))
+    assert asked == [0.0, 0.0, 1.0]
+    assert out[None][0] == out[0.0][0] and np.array_equal(out[None][1], out[0.0][1])  # 0 draws as before
+    assert out[1.0][0] != out[0.0][0] and len(out[1.0][0].splitlines()) >= 8  # another draw, labelled as any
+
+
+def test_dark_backs_are_given_to_the_sets_only_when_asked(tmp_path, monkeypatch):
+    from training import procedural
+    from training.train_detector import write_procedural_photos
+
+    backs = []
+    real = procedural.make_tileset
+
+    def spy(style, rng, *args, **kwargs):
+        backs.append(list(style["back"]))
+        return real(style, rng, *args, **kwargs)
+
+    monkeypatch.setattr(procedural, "make_tileset", spy)
+    for share in (0.0, 1.0):
+        d = tmp_path / str(share)
+        (d / "images").mkdir(parents=True)
+        (d / "labels").mkdir()
+        write_procedural_photos(d / "images", d / "labels", 3, seed=8, per_set=1, max_side=320, art_share=0.0,
+                                dark_backs=share)
+    own, dark = backs[:3], backs[3:]
+    assert all(max(b) <= 70 for b in dark)  # about black, as an automatic table's plates
+    assert any(max(b) > 70 for b in own)  # the styles' own colours otherwise

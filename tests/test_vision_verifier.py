@@ -56,7 +56,8 @@ def test_a_real_blank_blob_is_flagged_not_taken_for_a_tile(shipped_models_with):
     # IMG_2773 of the pink session (tests/fixtures/vision-blank-blob): a dark plain shape on the
     # table, scored 0.7 by the detector and read as a back, was an extra tile. The check dropped
     # it while it knew no face-down tile; since it knows them (model card, "Face-down tiles are
-    # tiles to the tile check") it doubts the shape (p(tile) 0.17) and the player is asked
+    # tiles to the tile check") it doubts the shape (p(tile) 0.17; 0.36 from the two checks asked
+    # together, "An automatic table's parts are no tiles") and the player is asked
     from training.evaluate import evaluate
     from vision.model import Recognizer
 
@@ -264,3 +265,65 @@ def test_the_check_is_not_trusted_in_a_photo_stretched_back():
     keep, why = screen(ROW * [6, 1, 6, 1], np.array([0.4, 0.4, 0.4]), probs(3), (100, 700), aspect=0.17,
                        p_tile=np.array([0.01, 0.01, 0.2]))
     assert keep.all() and why == [None] * 3
+
+
+def test_two_checks_asked_together_give_the_geometric_mean_of_theirs(tmp_path):
+    torch = pytest.importorskip("torch")
+    import onnxruntime as ort
+
+    from training.train_verifier import CheckEnsemble, VerifierNet, export_onnx, joined_check, load_check
+
+    torch.manual_seed(1)
+    a, b = VerifierNet().eval(), VerifierNet().eval()
+    with torch.no_grad():  # members that disagree: one sure of every crop, one doubting it
+        a.head.bias.fill_(4.0)
+        b.head.bias.fill_(-3.0)
+    torch.save(a.state_dict(), tmp_path / "a.pt")
+    pair = joined_check(tmp_path / "a.pt", b)
+    assert isinstance(pair, CheckEnsemble) and len(pair.members) == 2
+    export_onnx(pair, tmp_path / "verifier.onnx")
+    x = np.random.default_rng(0).random((5, 3, VERIFY_INPUT, VERIFY_INPUT)).astype(np.float32)
+    with torch.no_grad():
+        pa, pb = (torch.sigmoid(m(torch.from_numpy(x))).numpy() for m in (a, b))
+    session = ort.InferenceSession(str(tmp_path / "verifier.onnx"), providers=["CPUExecutionProvider"])
+    p = session.run(["p_tile"], {"image": x})[0]
+    assert np.allclose(p, np.sqrt(pa * pb), atol=1e-5)
+    assert (pb < p).all() and (p < pa).all()
+    # the pair's weights load back as a pair, and a third check joins it as one more member
+    torch.save(pair.state_dict(), tmp_path / "pair.pt")
+    again = load_check(tmp_path / "pair.pt")
+    assert isinstance(again, CheckEnsemble) and len(again.members) == 2
+    assert isinstance(load_check(tmp_path / "a.pt"), VerifierNet)
+    assert len(joined_check(tmp_path / "pair.pt", VerifierNet()).members) == 3
+
+
+def test_adapt_tunes_both_members_of_a_joined_check(check_models):
+    torch = pytest.importorskip("torch")
+    from training.adapt_verifier import fine_tune
+    from training.train_verifier import CheckEnsemble, VerifierNet, joined_check
+
+    torch.save(joined_check(check_models / "verifier.pt", VerifierNet()).state_dict(), check_models / "verifier.pt")
+    rng = np.random.default_rng(0)
+    data = tiles_and_tables(16, rng)
+    data["photo"] = np.zeros(len(data["y"]))
+    before = torch.load(check_models / "verifier.pt")
+    net = fine_tune(check_models / "verifier.pt", data, seed=0, steps=2)
+    after = net.state_dict()
+    assert isinstance(net, CheckEnsemble)
+    for m in ("members.0.head.weight", "members.1.head.weight"):
+        assert not torch.equal(before[m], after[m])
+
+
+def test_checks_are_joined_from_their_weights_on_the_command_line(tmp_path):
+    torch = pytest.importorskip("torch")
+    from training.train_verifier import CheckEnsemble, VerifierNet, load_check, main
+
+    for name in ("a", "b"):
+        torch.save(VerifierNet().state_dict(), tmp_path / f"{name}.pt")
+    assert main(["--join", str(tmp_path / "a.pt"), "--weights", str(tmp_path / "b.pt"),
+                 "--out", str(tmp_path / "models"), "--work", str(tmp_path / "work")]) == 0
+    assert (tmp_path / "models" / "verifier.onnx").stat().st_size > 0
+    pair = load_check(tmp_path / "work" / "verifier.pt")
+    assert isinstance(pair, CheckEnsemble) and len(pair.members) == 2
+    with pytest.raises(SystemExit):
+        main(["--weights", str(tmp_path / "b.pt"), "--out", str(tmp_path / "x")])

@@ -34,14 +34,11 @@ def examples(recognizer, photos, seed: int) -> dict:
 
 
 def fine_tune(weights: Path, data: dict, seed: int, steps: int = STEPS):
-    """The check at weights, tuned steps balanced batches on data at a low rate."""
-    import torch
+    """The check at weights (one net, or members asked together: all tuned as one), tuned steps
+    balanced batches on data at a low rate."""
+    from training.train_verifier import load_check, train
 
-    from training.train_verifier import VerifierNet, train
-
-    net = VerifierNet()
-    net.load_state_dict(torch.load(weights, map_location="cpu"))
-    return train(data, None, 0, seed, lr=LR, max_steps=steps, batch=BATCH, net=net)[0]
+    return train(data, None, 0, seed, lr=LR, max_steps=steps, batch=BATCH, net=load_check(weights))[0]
 
 
 def adapt_verifier(models_dir: Path, photos, holdout_share: float = 0.25, seed: int = 0, refit: bool = True,

@@ -260,3 +260,129 @@ def paint_flat_mark(img: np.ndarray, box, rng: np.random.Generator, tiles=()) ->
             line[max(0, int(t[1])):max(0, int(np.ceil(t[3]))), max(0, int(t[0])):max(0, int(np.ceil(t[2])))] = 0
         out = out * (1 - line[..., None]) + rng.uniform(0, 60, 3).astype(np.float32) * line[..., None]
     return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def _carbon(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
+    """Carbon-fibre twill (BGR float): small dark cells whose sheen alternates along diagonals."""
+    cell = int(rng.integers(3, 9))
+    yy, xx = np.mgrid[0:h, 0:w]
+    twill = (((xx // cell) + (yy // cell) // 2) % 2).astype(np.float32)
+    base = rng.uniform(15, 45)
+    return (base + twill * rng.uniform(12, 35) + rng.normal(0, 2, (h, w)))[..., None] * np.ones(3, np.float32)
+
+
+def _knob(canvas: np.ndarray, alpha: np.ndarray, centre, r: int, rng: np.random.Generator) -> None:
+    """A chrome dial knob: a knurled bright ring of radial ridges, a dark ring, a grey cap."""
+    cx, cy = centre
+    ridges = int(rng.integers(24, 60))
+    light = rng.uniform(170, 250)
+    for k in range(ridges):
+        a0 = 360.0 * k / ridges
+        tone = light if k % 2 == 0 else light * rng.uniform(0.45, 0.7)
+        cv2.ellipse(canvas, (cx, cy), (r, r), 0, a0, a0 + 360.0 / ridges, (tone,) * 3, -1, cv2.LINE_AA)
+    cv2.circle(canvas, (cx, cy), max(1, int(r * rng.uniform(0.55, 0.75))), (rng.uniform(10, 60),) * 3, -1,
+               cv2.LINE_AA)
+    cap = rng.uniform(60, 200)
+    cv2.circle(canvas, (cx, cy), max(1, int(r * rng.uniform(0.25, 0.45))), (cap,) * 3, -1, cv2.LINE_AA)
+    cv2.circle(canvas, (cx - r // 8, cy - r // 8), max(1, r // 10), (min(255, cap + 60),) * 3, -1, cv2.LINE_AA)
+    cv2.circle(alpha, (cx, cy), r, 1.0, -1, cv2.LINE_AA)
+
+
+def _control_panel(h: int, w: int, side: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """An automatic table's centre panel (BGR float, alpha): a carbon disc with a bright rim,
+    chrome dial knobs about a tile's size, a lit display and small print, centred at an edge or
+    corner of the photo (the photo shows a part of it)."""
+    canvas = np.zeros((h, w, 3), np.float32)
+    alpha = np.zeros((h, w), np.float32)
+    r = int(rng.uniform(1.5, 3.5) * side)
+    corners = [(0, 0), (w, 0), (0, h), (w, h), (w // 2, 0), (w // 2, h), (0, h // 2), (w, h // 2)]
+    cx, cy = corners[int(rng.integers(len(corners)))]
+    cx, cy = int(cx + rng.uniform(-0.3, 0.3) * r), int(cy + rng.uniform(-0.3, 0.3) * r)
+    disc = np.zeros((h, w), np.float32)
+    cv2.circle(disc, (cx, cy), r, 1.0, -1, cv2.LINE_AA)
+    canvas += _carbon(h, w, rng) * disc[..., None]
+    alpha = np.maximum(alpha, disc)
+    cv2.circle(canvas, (cx, cy), r, (rng.uniform(120, 230),) * 3, int(rng.integers(2, 6)), cv2.LINE_AA)
+    for _ in range(int(rng.integers(1, 4))):  # knobs inside the disc, about a tile across
+        ang, dist = rng.uniform(0, 2 * np.pi), rng.uniform(0.2, 0.75) * r
+        _knob(canvas, alpha, (int(cx + dist * np.cos(ang)), int(cy + dist * np.sin(ang))),
+              max(3, int(side * rng.uniform(0.3, 0.6))), rng)
+    if rng.random() < 0.7:  # a lit display with digits
+        ang, dist = rng.uniform(0, 2 * np.pi), rng.uniform(0.2, 0.7) * r
+        x, y = int(cx + dist * np.cos(ang)), int(cy + dist * np.sin(ang))
+        dw, dh = int(side * rng.uniform(0.4, 0.9)), int(side * rng.uniform(0.2, 0.4))
+        glow = rng.uniform([120, 40, 0], [255, 200, 80])
+        cv2.rectangle(canvas, (x, y), (x + dw, y + dh), tuple(float(v) for v in glow), -1)
+        for k in range(int(rng.integers(2, 5))):
+            dx = x + int((k + 0.2) * dw / 4.5)
+            cv2.rectangle(canvas, (dx, y + dh // 5), (dx + max(1, dw // 8), y + 4 * dh // 5), (250, 250, 250), 1)
+        cv2.rectangle(alpha, (x, y), (x + dw, y + dh), 1.0, -1)
+    for _ in range(int(rng.integers(0, 4))):  # small print on the panel
+        ang, dist = rng.uniform(0, 2 * np.pi), rng.uniform(0.1, 0.9) * r
+        p = (int(cx + dist * np.cos(ang)), int(cy + dist * np.sin(ang)))
+        cv2.putText(canvas, "".join(rng.choice(list("FUNHO0123AUTO"), int(rng.integers(2, 6)))), p,
+                    cv2.FONT_HERSHEY_SIMPLEX, max(0.3, side / 120), (rng.uniform(150, 255),) * 3, 1, cv2.LINE_AA)
+    return canvas, alpha * disc
+
+
+def _holder(h: int, w: int, side: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A dark plastic piece of about a tile's size lying in the table (an automatic table's lift
+    cover or card holder): a flat dark plate at an angle with a notch panel in one corner and a
+    lit and a shadowed edge; no bevelled body and no face."""
+    canvas = np.zeros((h, w, 3), np.float32)
+    alpha = np.zeros((h, w), np.float32)
+    bw, bh = side * rng.uniform(0.7, 1.3), side * rng.uniform(0.6, 1.1)
+    cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    ang = np.deg2rad(rng.uniform(-40, 40))
+    rot = np.float32([[np.cos(ang), -np.sin(ang)], [np.sin(ang), np.cos(ang)]])
+    unit = np.float32([[-0.5, -0.5], [0.5, -0.5], [0.5, 0.5], [-0.5, 0.5]])
+    corners = (unit * np.float32([bw, bh])) @ rot.T + np.float32([cx, cy])
+    tone = rng.uniform(25, 80)
+    cv2.fillPoly(canvas, [np.round(corners).astype(np.int32)], (tone,) * 3, cv2.LINE_AA)
+    cv2.fillPoly(alpha, [np.round(corners).astype(np.int32)], 1.0, cv2.LINE_AA)
+    edge = int(rng.integers(0, 4))
+    cv2.line(canvas, tuple(np.round(corners[edge]).astype(int)), tuple(np.round(corners[(edge + 1) % 4]).astype(int)),
+             (min(255, tone + rng.uniform(30, 80)),) * 3, max(1, int(side * 0.03)), cv2.LINE_AA)
+    # the notch: a smaller panel of another tone in one corner of the plate
+    k = int(rng.integers(4))
+    share = rng.uniform(0.3, 0.5, 2).astype(np.float32)
+    inner = corners[k] + (corners - corners[k]) * np.float32([[0, 0], [share[0]] * 2, [share.mean()] * 2, [share[1]] * 2])[
+        (np.arange(4) - k) % 4]
+    inner = inner + (corners.mean(0) - corners[k]) * 0.12
+    cv2.polylines(canvas, [np.round(inner).astype(np.int32)], True, (tone + rng.choice([-1, 1]) * rng.uniform(15, 40),) * 3,
+                  max(1, int(side * 0.025)), cv2.LINE_AA)
+    canvas += rng.normal(0, 3, (h, w, 1)) * alpha[..., None]
+    return canvas, alpha
+
+
+def add_table_parts(img: np.ndarray, rng: np.random.Generator, boxes: np.ndarray) -> np.ndarray:
+    """An automatic mahjong table's own parts around the tiles (boxes, xyxy), none over a tile:
+    its centre panel (carbon, chrome dial knobs, a display), dark plates of a tile's size set in
+    the table, and the seams of its lift doors. Taiwanese players mostly play on such tables; on
+    the pink session's photos the plates were read as face-down tiles and the knobs as 1筒."""
+    out = img.astype(np.float32)
+    h, w = out.shape[:2]
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    side = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) if len(boxes) \
+        else 0.12 * min(h, w)
+    parts = []
+    if rng.random() < 0.6:
+        parts.append(_control_panel(h, w, side, rng))
+    for _ in range(int(rng.integers(1, 4))):
+        parts.append(_holder(h, w, side, rng))
+    seams = np.zeros((h, w), np.float32)
+    for _ in range(int(rng.integers(0, 4))):  # straight seams of the lift doors, under the tiles
+        p = np.float32([rng.uniform(0, w), rng.uniform(0, h)])
+        d = rng.normal(size=2)
+        d = d / max(np.hypot(*d), 1e-6) * 2 * max(h, w)
+        cv2.line(seams, tuple(int(v) for v in p - d), tuple(int(v) for v in p + d), 1.0, int(rng.integers(1, 3)),
+                 cv2.LINE_AA)
+    for t in boxes:
+        seams[max(0, int(t[1])):max(0, int(np.ceil(t[3]))), max(0, int(t[0])):max(0, int(np.ceil(t[2])))] = 0
+    out = out * (1 - seams[..., None]) + rng.uniform(0, 50, 3).astype(np.float32) * seams[..., None]
+    for canvas, alpha in parts:
+        a = cv2.GaussianBlur(alpha, (0, 0), 0.8)
+        if any(covered(a, box) > 0.02 for box in boxes):
+            continue
+        out = out * (1 - a[..., None]) + canvas * a[..., None]
+    return np.clip(out, 0, 255).astype(np.uint8)

@@ -95,6 +95,8 @@ def parse(argv):
     ap.add_argument("--verifier-minutes", type=float, default=20.0, help="tile check time budget")
     ap.add_argument("--verifier-photos", type=int, default=900,
                     help="procedural table photos the tile check mines the detector's boxes on")
+    ap.add_argument("--verifier-table-parts", type=int, default=300,
+                    help="photos of an automatic table's parts the tile check's second member mines (0: one member)")
     ap.add_argument("--skip-verifier", action="store_true",
                     help="keep models/verifier.onnx (and what the card says of it) as it is")
     ap.add_argument("--evaluate-only", action="store_true",
@@ -324,9 +326,21 @@ def verifier_stage(args, info: dict, data_root: Path, work: Path, models: Path) 
     v_work = work / "verifier"
     if (v_work / "examples.npz").exists():  # mined with an earlier detector
         (v_work / "examples.npz").unlink()
+    log = lambda s: print(s, flush=True)  # noqa: E731
     figures = tv.train_verifier(models, models, v_work, data_root, args.verifier_photos, args.verifier_minutes,
-                                seed=args.seed, threads=args.threads, log=lambda s: print(s, flush=True))
+                                seed=args.seed, threads=args.threads, log=log)
     info["verifier"] = {k: v for k, v in figures.items() if k != "history"}
+    info.pop("verifier_tables", None)
+    if args.verifier_table_parts:  # the second member, asked together with the first (models/README.md)
+        t_work = work / "verifier-tables"
+        shutil.rmtree(t_work, ignore_errors=True)  # its table photos were mined with an earlier detector
+        t_work.mkdir(parents=True)
+        for cache in v_work.glob("*.npz"):  # the first member's examples, not mined again
+            shutil.copyfile(cache, t_work / cache.name)
+        tables = tv.train_verifier(models, models, t_work, data_root, args.verifier_photos, args.verifier_minutes,
+                                   seed=args.seed, threads=args.threads, log=log,
+                                   table_parts=args.verifier_table_parts, join=v_work / "verifier.pt")
+        info["verifier_tables"] = {k: v for k, v in tables.items() if k != "history"}
 
 
 def evaluate_and_card(models: Path, data_root: Path, config: dict, threads: int) -> None:

@@ -146,7 +146,8 @@ def art_faces(artwork_root: Path, cache: Path) -> list[dict[int, np.ndarray]]:
 def write_procedural_photos(img_dir: Path, lab_dir: Path, count: int, seed: int = 0, per_set: int = 8,
                             max_side: int = 960, squash_share: float = 0.5, squash_size: int = 640,
                             closeup_share: float = 0.15, art: list[dict] = (), art_share: float = 0.3,
-                            hard_tables: float = 0.0) -> int:
+                            hard_tables: float = 0.0, table_parts: float = 0.0, face_down: float = 0.0,
+                            dark_backs: float = 0.0) -> int:
     """count synthetic photos of procedural tile sets (training/procedural.py, never the held-out
     style) on procedural tables with distractors and glare (training/scenes.py), one class "tile";
     a new set every per_set photos. Returns the number of tiles labelled.
@@ -163,7 +164,15 @@ def write_procedural_photos(img_dir: Path, lab_dir: Path, count: int, seed: int 
     the detector had seen drawn art only on the HK photos' own tiles.
 
     hard_tables of the photos lie on a hard table (scenes.table_top): bold dark print, or a cloth of
-    about the tiles' body colour."""
+    about the tiles' body colour.
+
+    table_parts of them show an automatic table's own parts (scenes.add_table_parts: its centre
+    panel with dial knobs, dark plates of a tile's size, door seams). 0 draws exactly what was
+    drawn before it existed.
+
+    face_down of the hands and loose photos show a run of tiles face down (compose.compose_photo's
+    face_down), labelled as tiles; 0 draws as before too. dark_backs of the sets have a back of
+    about black (0: the style's own), as the dark plates of an automatic table are."""
     from training import compose, procedural, scenes
 
     rng = np.random.default_rng((seed, 15))
@@ -172,6 +181,8 @@ def write_procedural_photos(img_dir: Path, lab_dir: Path, count: int, seed: int 
     for i in range(count):
         if i % per_set == 0:
             style = procedural.random_style(rng)
+            if dark_backs and rng.random() < dark_backs:
+                style["back"] = np.clip(rng.normal(35, 8, 3), 10, 70).tolist()
             if len(art) and rng.random() < art_share:
                 tileset = procedural.art_tileset(art[int(rng.integers(len(art)))], style, rng)
             else:
@@ -180,8 +191,10 @@ def write_procedural_photos(img_dir: Path, lab_dir: Path, count: int, seed: int 
         table = scenes.table_top(int(rng.integers(500, 900)), int(rng.integers(700, 1200)), rng, hard_tables, body)
         u = rng.random()
         kind = "closeup" if u < closeup_share else "scatter" if u < closeup_share + 0.3 else "hand"
-        img, _, boxes = compose.compose_photo(tileset, kind, rng, [table])
+        img, _, boxes = compose.compose_photo(tileset, kind, rng, [table], face_down=face_down)
         img = scenes.add_distractors(img, rng, boxes)
+        if table_parts and rng.random() < table_parts:
+            img = scenes.add_table_parts(img, rng, boxes)
         if rng.random() < 0.3:
             img = scenes.add_glare(img, rng)
         h, w = img.shape[:2]

@@ -61,8 +61,39 @@ class VerifierNet(nn.Module):
         return self.head(self.features(x).mean((2, 3))).squeeze(1)
 
 
+class CheckEnsemble(nn.Module):
+    """Checks asked together: p(tile) is the geometric mean of the members' p(tile), returned as a
+    logit like one check's. A box is dropped (p under not_tile) where the members' doubts multiply
+    up: one member very sure it is no tile, or both unsure; a box one member doubts at 0.02 and
+    the other trusts at 0.9 keeps 0.13. Members: a check trained as before and one trained also on an
+    automatic table's parts (table_part_examples), which alone dropped real face-down tiles."""
+
+    def __init__(self, members: list[nn.Module]):
+        super().__init__()
+        self.members = nn.ModuleList(members)
+
+    def forward(self, x):
+        log_p = torch.stack([F.logsigmoid(m(x)) for m in self.members]).mean(0)
+        return log_p - torch.log(torch.clamp(1 - torch.exp(log_p), min=1e-7))
+
+
+def load_check(path: Path) -> nn.Module:
+    """A check's weights (train_verifier's verifier.pt): one VerifierNet, or a CheckEnsemble."""
+    state = torch.load(path, map_location="cpu")
+    members = {k.split(".")[1] for k in state if k.startswith("members.")}
+    net = CheckEnsemble([VerifierNet() for _ in members]) if members else VerifierNet()
+    net.load_state_dict(state)
+    return net.eval()
+
+
+def joined_check(first: Path, net: nn.Module) -> CheckEnsemble:
+    """The check at first (its members, if an ensemble) asked together with net."""
+    old = load_check(first)
+    return CheckEnsemble([*(old.members if isinstance(old, CheckEnsemble) else [old]), net.eval()])
+
+
 class Exported(nn.Module):
-    def __init__(self, net: VerifierNet):
+    def __init__(self, net: nn.Module):
         super().__init__()
         self.net = net
 
@@ -204,7 +235,7 @@ def split_metrics(p: np.ndarray, y: np.ndarray) -> dict:
     return out
 
 
-def export_onnx(net: VerifierNet, path: Path) -> None:
+def export_onnx(net: nn.Module, path: Path) -> None:
     model = Exported(net.eval().cpu()).eval()
     dummy = torch.zeros(1, 3, VERIFY_INPUT, VERIFY_INPUT)
     torch.onnx.export(model, dummy, str(path), input_names=["image"], output_names=["p_tile"],
@@ -212,8 +243,8 @@ def export_onnx(net: VerifierNet, path: Path) -> None:
 
 
 def train(data: dict, held: dict | None, minutes: float, seed: int = 0, lr: float = 2e-3, log=print,
-          max_steps: int | None = None, batch: int = BATCH, net: VerifierNet | None = None
-          ) -> tuple[VerifierNet, dict]:
+          max_steps: int | None = None, batch: int = BATCH, net: nn.Module | None = None
+          ) -> tuple[nn.Module, dict]:
     """Time-boxed AdamW with a cosine schedule (over max_steps instead, where given) from net (a
     fresh one without); returns the net and its figures on held (none without held)."""
     torch.manual_seed(seed)
@@ -247,17 +278,31 @@ def train(data: dict, held: dict | None, minutes: float, seed: int = 0, lr: floa
     return net.eval(), figures
 
 
-def make_photos(work: Path, count: int, seed: int) -> Path:
-    """count procedural table photos under work/photos (labels complete)."""
+def make_photos(work: Path, count: int, seed: int, name: str = "photos", **drawing) -> Path:
+    """count procedural table photos under work/name (labels complete), drawn by
+    write_procedural_photos with its keyword arguments drawing (table parts, face-down tiles)."""
     from training.train_detector import write_procedural_photos
 
-    folder = work / "photos"
+    folder = work / name
     if (folder / "images").is_dir() and len(list((folder / "images").glob("*.jpg"))) >= count:
         return folder
     (folder / "images").mkdir(parents=True, exist_ok=True)
     (folder / "labels").mkdir(parents=True, exist_ok=True)
-    write_procedural_photos(folder / "images", folder / "labels", count, seed)
+    write_procedural_photos(folder / "images", folder / "labels", count, seed, **drawing)
     return folder
+
+
+def table_part_examples(rec, work: Path, count: int, seed: int, log=print) -> dict:
+    """The detector's boxes on count procedural photos of an automatic table (scenes.add_table_parts
+    on every one; labels complete, so a box on no tile is an example of no tile): the tile-sized
+    dark plates it reads as backs and the dial knobs it reads as 1筒 on the pink session. Most of
+    them also show a run of face-down tiles, half of the sets with backs about as dark as the plates,
+    so that the check meets real backs beside the plates: without them it learnt dark plates and
+    dropped four face-down tiles more of 86; with them but the sets' own back colours, dark backs
+    pasted on the pink session's table."""
+    folder = make_photos(work, count, seed=2000 + seed, name=f"parts-dark-photos-{count}", table_parts=1.0,
+                         face_down=0.7, dark_backs=0.5)
+    return collect(rec, [(folder, True)], seed + 7, log)
 
 
 def drawn_examples(count: int, seed: int, real: Path | None = None, log=print, marks_too: bool = False) -> dict:
@@ -321,11 +366,31 @@ def drawn_examples(count: int, seed: int, real: Path | None = None, log=print, m
             "y": y}
 
 
+def _cached(path: Path, make) -> dict:
+    """The crops and labels saved at path, or make()'s, saved there first."""
+    if path.exists():
+        z = np.load(path)
+        return {"crops": z["crops"], "y": z["y"]}
+    made = make()
+    made = {"crops": made["crops"], "y": made["y"]}
+    np.savez(path, **made)
+    return made
+
+
+def _joined(data: dict, extra: dict) -> dict:
+    """data with extra's examples added, counted as one more source of photos."""
+    return {"crops": np.concatenate([data["crops"], extra["crops"]]), "y": np.concatenate([data["y"], extra["y"]]),
+            "photo": np.concatenate([data["photo"], np.full(len(extra["y"]), data["photo"].max(initial=0) + 1)])}
+
+
 def train_verifier(models: Path, out: Path, work: Path, data_root: Path, photos: int = 900, minutes: float = 20,
-                   seed: int = 0, threads: int = 2, log=print, drawn: int = 400, drawn_marks: bool = False) -> dict:
+                   seed: int = 0, threads: int = 2, log=print, drawn: int = 400, drawn_marks: bool = False,
+                   table_parts: int = 0, join: Path | None = None) -> dict:
     """Mine examples with the detector in models (cached in work), add drawn ones (drawn_examples,
-    cached in work too), train, write out/verifier.onnx (and work/verifier.pt); returns the
-    figures for the card."""
+    cached in work too) and those mined on table_parts photos of an automatic table
+    (table_part_examples, cached), train, write out/verifier.onnx (and work/verifier.pt); returns
+    the figures for the card. With join, the check written is the check at join (its weights)
+    and the one trained asked together (CheckEnsemble); work/member.pt keeps the new one alone."""
     from vision.model import Recognizer
 
     torch.set_num_threads(threads)
@@ -353,30 +418,40 @@ def train_verifier(models: Path, out: Path, work: Path, data_root: Path, photos:
         counts["mine_minutes"] = (time.time() - t0) / 60
         np.savez(cache, **data, counts=json.dumps(counts))
     if drawn:
-        cache = work / f"drawn-{drawn}{'' if drawn_marks else '-no-marks'}.npz"
-        if cache.exists():
-            z = np.load(cache)
-            extra = {"crops": z["crops"], "y": z["y"]}
-        else:
-            extra = drawn_examples(drawn, seed, Path(data_root) / "images" / "train", log, drawn_marks)
-            np.savez(cache, **extra)
+        extra = _cached(work / f"drawn-{drawn}{'' if drawn_marks else '-no-marks'}.npz",
+                        lambda: drawn_examples(drawn, seed, Path(data_root) / "images" / "train", log, drawn_marks))
         counts["drawn_tiles"], counts["drawn_marks"] = int((extra["y"] == 1).sum()), int((extra["y"] == 0).sum())
-        data = {"crops": np.concatenate([data["crops"], extra["crops"]]), "y": np.concatenate([data["y"], extra["y"]]),
-                "photo": np.concatenate([data["photo"], np.full(len(extra["y"]), data["photo"].max(initial=0) + 1)])}
+        data = _joined(data, extra)
+    if table_parts:
+        def mine_parts():
+            from vision.model import Recognizer
+
+            return table_part_examples(Recognizer(Path(models), threads=threads), work, table_parts, seed, log)
+        extra = _cached(work / f"parts-dark-{table_parts}.npz", mine_parts)
+        counts["parts_tiles"], counts["parts_not"] = int((extra["y"] == 1).sum()), int((extra["y"] == 0).sum())
+        data = _joined(data, extra)
     log(json.dumps(counts))
     # a tenth of the examples held out to watch training (the studies measure the real use)
     held_mask = np.random.default_rng(seed).random(len(data["y"])) < 0.1
     net, figures = train({k: v[~held_mask] for k, v in data.items()}, {k: v[held_mask] for k, v in data.items()},
                          minutes, seed, log=log)
-    out = Path(out)
+    figures.update(counts=counts, examples=int(len(data["y"])), tiles=int((data["y"] == 1).sum()),
+                   input=VERIFY_INPUT, photos=photos, drawn=drawn, drawn_marks=drawn_marks, table_parts=table_parts,
+                   params=int(sum(p.numel() for p in net.parameters())))
+    if join is not None:
+        torch.save(net.state_dict(), work / "member.pt")
+        net = joined_check(Path(join), net)
+        figures["members"] = len(net.members)
+    install_check(net, Path(out), work)
+    (work / "verifier.json").write_text(json.dumps(figures, indent=1))
+    return figures
+
+
+def install_check(net: nn.Module, out: Path, work: Path) -> None:
+    """out/verifier.onnx and work/verifier.pt (the weights adapt and a join start from)."""
     out.mkdir(parents=True, exist_ok=True)
     export_onnx(net, out / VERIFIER_FILE)
     torch.save(net.state_dict(), work / "verifier.pt")
-    figures.update(counts=counts, examples=int(len(data["y"])), tiles=int((data["y"] == 1).sum()),
-                   input=VERIFY_INPUT, photos=photos, drawn=drawn, drawn_marks=drawn_marks,
-                   params=int(sum(p.numel() for p in net.parameters())))
-    (work / "verifier.json").write_text(json.dumps(figures, indent=1))
-    return figures
 
 
 def main(argv=None) -> int:
@@ -393,12 +468,28 @@ def main(argv=None) -> int:
     ap.add_argument("--marks", action="store_true",
                     help="the drawn photos' flat marks are also examples of no tile (tried, not shipped: the check "
                          "then dropped 白板 of red and lattice styles)")
+    ap.add_argument("--table-parts", type=int, default=0,
+                    help="procedural photos of an automatic table (its dial panel, dark plates, seams) whose detector "
+                         "boxes are mined too (table_part_examples); 0: none")
+    ap.add_argument("--join", help="a check's weights (verifier.pt) to ask together with the one trained "
+                                   "(CheckEnsemble: the geometric mean of their p(tile))")
+    ap.add_argument("--weights", help="with --join: these weights as the new member instead of training one")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     args = ap.parse_args(argv)
     log = lambda s: print(s, flush=True)  # noqa: E731
+    if args.weights:
+        if not args.join:
+            ap.error("--weights needs --join")
+        net = joined_check(Path(args.join), load_check(Path(args.weights)))
+        work = Path(args.work)
+        work.mkdir(parents=True, exist_ok=True)
+        install_check(net, Path(args.out or args.models), work)
+        log(f"{len(net.members)} checks joined into {Path(args.out or args.models) / VERIFIER_FILE}")
+        return 0
     figures = train_verifier(Path(args.models), Path(args.out or args.models), Path(args.work), Path(args.data),
-                             args.photos, args.minutes, args.seed, args.threads, log, args.drawn, args.marks)
+                             args.photos, args.minutes, args.seed, args.threads, log, args.drawn, args.marks,
+                             args.table_parts, Path(args.join) if args.join else None)
     log(json.dumps(figures["held"]))
     return 0
 
