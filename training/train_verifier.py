@@ -388,7 +388,7 @@ def train_verifier(models: Path, out: Path, work: Path, data_root: Path, photos:
                    table_parts: int = 0, join: Path | None = None) -> dict:
     """Mine examples with the detector in models (cached in work), add drawn ones (drawn_examples,
     cached in work too) and those mined on table_parts photos of an automatic table
-    (table_part_examples, cached), train, write out/verifier.onnx (and work/verifier.pt); returns
+    (table_part_examples, cached), train, write out/verifier.onnx (install_check); returns
     the figures for the card. With join, the check written is the check at join (its weights)
     and the one trained asked together (CheckEnsemble); work/member.pt keeps the new one alone."""
     from vision.model import Recognizer
@@ -448,10 +448,12 @@ def train_verifier(models: Path, out: Path, work: Path, data_root: Path, photos:
 
 
 def install_check(net: nn.Module, out: Path, work: Path) -> None:
-    """out/verifier.onnx and work/verifier.pt (the weights adapt and a join start from)."""
+    """out/verifier.onnx, and its weights as verifier.pt in out and in work: adapt tunes the models
+    folder's, a join in work starts from work's (`make train` had left the models folder's stale)."""
     out.mkdir(parents=True, exist_ok=True)
     export_onnx(net, out / VERIFIER_FILE)
-    torch.save(net.state_dict(), work / "verifier.pt")
+    for folder in (out, work):
+        torch.save(net.state_dict(), folder / "verifier.pt")
 
 
 def main(argv=None) -> int:
