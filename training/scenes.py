@@ -181,6 +181,14 @@ def add_glare(img: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(img.astype(np.float32) + layer * rng.uniform(80, 200), 0, 255).astype(np.uint8)
 
 
+def tile_side(boxes: np.ndarray, shape: tuple[int, int]) -> float:
+    """A photo's typical tile size: the median long side of its tiles' boxes (N, 4 xyxy), or 0.12
+    of the photo's short side where it has none."""
+    if not len(boxes):
+        return 0.12 * min(shape)
+    return float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+
+
 def tile_sized_box(side: float, shape: tuple[int, int], rng: np.random.Generator,
                    scale: tuple[float, float]) -> np.ndarray | None:
     """One box (xyxy) anywhere in an h x w photo, its long side scale times side, its short side
@@ -198,10 +206,8 @@ def tile_sized_box(side: float, shape: tuple[int, int], rng: np.random.Generator
 def flat_mark_boxes(tiles: np.ndarray, shape: tuple[int, int], rng: np.random.Generator, count: int) -> np.ndarray:
     """Up to count boxes of about a tile's size and shape (xyxy), clear of the tiles' boxes and
     of each other, for flat marks (paint_flat_mark)."""
-    h, w = shape
     tiles = np.asarray(tiles, np.float64).reshape(-1, 4)
-    side = float(np.median(np.maximum(tiles[:, 2] - tiles[:, 0], tiles[:, 3] - tiles[:, 1]))) if len(tiles) \
-        else 0.12 * min(h, w)
+    side = tile_side(tiles, shape)
     taken, out = list(tiles), []
     for _ in range(count * 20):
         if len(out) == count:
@@ -363,8 +369,7 @@ def add_table_parts(img: np.ndarray, rng: np.random.Generator, boxes: np.ndarray
     out = img.astype(np.float32)
     h, w = out.shape[:2]
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
-    side = float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))) if len(boxes) \
-        else 0.12 * min(h, w)
+    side = tile_side(boxes, (h, w))
     parts = []
     if rng.random() < 0.6:
         parts.append(_control_panel(h, w, side, rng))

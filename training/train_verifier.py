@@ -110,11 +110,11 @@ def jitter(box: np.ndarray, rng: np.random.Generator, amount: float = 0.08) -> n
 
 def random_boxes(gt: np.ndarray, shape: tuple[int, int], rng: np.random.Generator, count: int) -> np.ndarray:
     """Up to count boxes of a tile's size and shape on the photo, clear of every labelled tile."""
-    from training.scenes import tile_sized_box
+    from training.scenes import tile_side, tile_sized_box
 
     if not len(gt):
         return np.zeros((0, 4))
-    side = np.median(np.maximum(gt[:, 2] - gt[:, 0], gt[:, 3] - gt[:, 1]))
+    side = tile_side(gt, shape)
     out = []
     for _ in range(count * 6):
         if len(out) == count:
@@ -424,8 +424,6 @@ def train_verifier(models: Path, out: Path, work: Path, data_root: Path, photos:
         data = _joined(data, extra)
     if table_parts:
         def mine_parts():
-            from vision.model import Recognizer
-
             return table_part_examples(Recognizer(Path(models), threads=threads), work, table_parts, seed, log)
         extra = _cached(work / f"parts-dark-{table_parts}.npz", mine_parts)
         counts["parts_tiles"], counts["parts_not"] = int((extra["y"] == 1).sum()), int((extra["y"] == 0).sum())
