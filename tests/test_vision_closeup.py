@@ -113,7 +113,8 @@ def test_a_better_closeup_detector_is_installed_beside_the_detector_and_the_old_
                   {"tiles": 8, "missed": 0, "extra": 0, "errors": 0}, {"tiles": 4, "missed": 0, "extra": 0, "errors": 0}])
     monkeypatch.setattr(ad, "detector_errors", lambda rec, photos: next(calls))
     monkeypatch.setattr(ad, "fine_tune", lambda *a, **k: fake / "new.pt")
-    monkeypatch.setattr("training.train_detector.export_detector", lambda pt, out, imgsz=416: fake / "new.onnx")
+    monkeypatch.setattr("training.train_detector.export_detector",
+                        lambda pt, out, imgsz=416, calibration=None: fake / "new.onnx")
     r = ad.adapt_closeup_detector(models, [_photo(2), _photo(2), _photo(17)], epochs=1, imgsz=96,
                                   work=tmp_path / "work", log=lambda *a: None)
     assert r["installed"] and r["photos"] == 2 and r["installed_trained_on"] == 2

@@ -75,3 +75,52 @@ def classify_p(onnx_path: Path, inputs: np.ndarray) -> np.ndarray:
     from vision.model import make_session
 
     return make_session(onnx_path).run(None, {"image": inputs})[0]
+
+
+def _boxes(onnx_path: Path, images: list) -> list:
+    from training.quantize import detector_inputs
+    from vision.model import decode_detections, make_session
+
+    session = make_session(onnx_path)
+    return [decode_detections(session.run(None, {"images": x})[0], 0.2, 0.5)
+            for x in detector_inputs(images, 416)]
+
+
+def test_int8_detector_finds_the_boxes_the_float_one_finds_and_decodes_in_float(tmp_path):
+    pytest.importorskip("ultralytics")
+    import onnx
+
+    from training.quantize import calibration_photos, detector_float_nodes
+    from training.train_detector import export_detector
+
+    photos = [p for p, _ in list_pairs(FIXTURES)]
+    float_path = export_detector(MODELS / "detector.pt", tmp_path / "float.onnx")
+    int8_path = export_detector(MODELS / "detector.pt", tmp_path / "int8.onnx", calibration=calibration_photos(photos))
+    assert int8_path.stat().st_size < float_path.stat().st_size / 2
+    graph = onnx.load(str(int8_path)).graph
+    kept = set(detector_float_nodes(onnx.load(str(float_path)).graph))
+    # the head's convolutions but its class branch's depthwise ones keep float weights; the rest
+    # of the network reads int8 ones
+    assert any(n.op_type == "QuantizeLinear" for n in graph.node)
+    produced_by_dq = {o for n in graph.node if n.op_type == "DequantizeLinear" for o in n.output}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    float_convs = [n for n in convs if n.input[1] not in produced_by_dq]
+    assert float_convs and all(n.name in kept for n in float_convs)
+    assert len(float_convs) == sum(n.name in kept for n in convs) < len(convs) / 4  # 19 of 88
+    images = calibration_photos(photos)
+    agree = total = 0
+    for (fb, fs), (qb, qs) in zip(_boxes(float_path, images), _boxes(int8_path, images)):
+        for b in fb[fs > 0.3]:
+            total += 1
+            agree += bool(len(qb)) and float(np.abs(qb - b).max(1).min()) < 4
+    assert total >= 10 and agree / total >= 0.95
+
+
+def test_the_shipped_detector_is_int8():
+    import cv2
+    import onnx
+
+    ops = [n.op_type for n in onnx.load(str(MODELS / "detector.onnx")).graph.node]
+    assert ops.count("QuantizeLinear") > 50 and ops.count("Conv") > 50
+    boxes = _boxes(MODELS / "detector.onnx", [cv2.imread(str(p)) for p, _ in list_pairs(FIXTURES)])
+    assert sum(int((s > 0.5).sum()) for _, s in boxes) >= 10

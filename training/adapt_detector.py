@@ -210,6 +210,17 @@ def install(models_dir: Path, weights: Path, onnx: Path, files: tuple[str, str] 
     shutil.copy2(onnx, models_dir / files[1])
 
 
+def int8_calibration(work: Path, files: tuple[str, str]) -> list[np.ndarray] | None:
+    """Photos to make a tuned detector int8 on, as the shipped one is (training/quantize.py): those
+    it was tuned on (the player's, those composed of their tiles, the rehearsal's); None for the
+    close-up detector, which ships in float."""
+    if files != (WEIGHTS_FILE, ONNX_FILE):
+        return None
+    from training.quantize import calibration_photos
+
+    return calibration_photos(sorted((Path(work) / "data" / "images").glob("*.jpg")))
+
+
 def closeup_photos(photos, max_tiles: int) -> list:
     """The confirmed photos of one to max_tiles tiles: those the close-up detector may answer."""
     return [p for p in photos if 0 < len(np.asarray(p[1]).reshape(-1, 4)) <= max_tiles]
@@ -252,7 +263,8 @@ def adapt_detector(models_dir: Path, photos, epochs: int = DET_EPOCHS, imgsz: in
             f"of other sets at {imgsz} px")
         weights = fine_tune(models_dir / weights_file, tuning_photos(train, pasted, seed, max_tiles), own / "tune",
                             epochs, imgsz, seed, threads, rehearsal=rehearsal, closeups=closeups)
-        onnx = export_detector(weights, own / "tune" / onnx_file, imgsz=int(current.config["det_imgsz"]))
+        onnx = export_detector(weights, own / "tune" / onnx_file, imgsz=int(current.config["det_imgsz"]),
+                               calibration=int8_calibration(own / "tune", files))
         # composed check photos only for a detector tuned on composed photos: without them the
         # rule is the one measured before, fewer errors on the held real photos
         composed = pasted_photos(test, HELD_PASTED, np.random.default_rng((seed, 8)),
@@ -267,7 +279,8 @@ def adapt_detector(models_dir: Path, photos, epochs: int = DET_EPOCHS, imgsz: in
         if installed and refit:
             weights = fine_tune(models_dir / weights_file, tuning_photos(photos, pasted, seed, max_tiles),
                                 own / "refit", epochs, imgsz, seed, threads, rehearsal=rehearsal, closeups=closeups)
-            onnx = export_detector(weights, own / "refit" / onnx_file, imgsz=int(current.config["det_imgsz"]))
+            onnx = export_detector(weights, own / "refit" / onnx_file, imgsz=int(current.config["det_imgsz"]),
+                                   calibration=int8_calibration(own / "refit", files))
             report["installed_trained_on"] = len(photos)
         if installed:
             install(models_dir, weights, onnx, files)

@@ -3,16 +3,16 @@
     python -m training.bench_pi [--photos N] [--repeat R] [--json] [--record]
 
 In one run, on the same photos: the whole photo read (vision.pipeline) with ONNX Runtime at 1, 2
-and 4 threads; the detector alone on a live frame under ONNX Runtime fp32, ONNX Runtime int8
-(static quantization calibrated on other photos) and NCNN fp32 (ultralytics' export through
-pnnx), each with the share of its boxes that agree with the shipped fp32 detector; the real
+and 4 threads; the detector alone on a live frame as shipped (ONNX Runtime int8, training/quantize.py),
+in ONNX Runtime fp32 (exported anew from models/detector.pt) and in NCNN fp32 (ultralytics' export
+through pnnx), each with the share of its boxes that agree with the shipped detector; the real
 server's resident memory at idle, with the models loaded and at its worst under four concurrent
 uploads. Every time is also printed as a ratio to the shipped set-up (ONNX Runtime, 2 threads)
 measured in the same run.
 
-The Raspberry Pi figures are computed, not measured: the same YOLO11n network at 640 px is timed
-here and set against the Raspberry Pi 5 times Ultralytics published for it (PI5_PUBLISHED), and a
-Pi 4 is taken as PI4_OVER_PI5 times slower. --record writes the figures to models/pi_bench.json.
+The Raspberry Pi figures are computed, not measured: the same YOLO11n network at 640 px (fp32, as
+published) is timed here and set against the Raspberry Pi 5 times Ultralytics published for it
+(PI5_PUBLISHED), and a Pi 4 is taken as PI4_OVER_PI5 times slower. --record writes the figures to models/pi_bench.json.
 """
 from __future__ import annotations
 
@@ -114,29 +114,11 @@ def ort_runner(session):
     return lambda x: session.run(None, {name: x})[0]
 
 
-def int8_detector(work: Path, calibration: list[np.ndarray], size: int) -> Path:
-    """Static int8 (QDQ, per channel) detector calibrated on photos the bench does not time."""
-    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
-    from onnxruntime.quantization.shape_inference import quant_pre_process
+def fp32_detector(work: Path, size: int) -> Path:
+    """The shipped detector's weights exported in float, as before it shipped in int8."""
+    from training.train_detector import export_detector
 
-    class Reader(CalibrationDataReader):
-        def __init__(self):
-            self.items = iter([{"images": detector_input(img, size)[0]} for img in calibration])
-
-        def get_next(self):
-            return next(self.items, None)
-
-    pre = work / "detector.pre.onnx"
-    quant_pre_process(str(MODELS / "detector.onnx"), str(pre), skip_symbolic_shape=True)
-    # the head's decoding stays float: it concatenates box pixels (0..416) with scores (0..1),
-    # and one 8-bit scale for both rounds every score to zero
-    import onnx
-    head = [n.name for n in onnx.load(str(pre)).graph.node
-            if n.name.startswith("/model.23/") and n.op_type != "Conv"]
-    out = work / "detector.int8.onnx"
-    quantize_static(str(pre), str(out), Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
-                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8, nodes_to_exclude=head)
-    return out
+    return export_detector(MODELS / "detector.pt", work / "detector.fp32.onnx", imgsz=size)
 
 
 def ncnn_detector(work: Path, size: int) -> Path | None:
@@ -260,8 +242,7 @@ def big_uploads(image: np.ndarray) -> list[bytes]:
 # --- the run -----------------------------------------------------------------------------------------
 
 def run(n_photos: int, repeat: int) -> dict:
-    images = photos(n_photos + 8)
-    timed, calibration = images[:n_photos], images[n_photos:] or images[:4]
+    timed = photos(n_photos)
     rec = Recognizer(MODELS)
     size, conf, iou = int(rec.config["det_imgsz"]), float(rec.config["det_conf"]), float(rec.config["nms_iou"])
     report = {"date": date.today().isoformat(), "machine": f"{platform.machine()}, {os.cpu_count()} cores",
@@ -277,8 +258,8 @@ def run(n_photos: int, repeat: int) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         runs = {f"onnxruntime_t{t}": (ort_runner(ort_session(MODELS / "detector.onnx", t)), False) for t in (1, 2, 4)}
-        int8 = int8_detector(work, calibration, size)
-        runs.update({f"onnxruntime_int8_t{t}": (ort_runner(ort_session(int8, t)), False) for t in (1, 2, 4)})
+        fp32 = fp32_detector(work, size)
+        runs.update({f"onnxruntime_fp32_t{t}": (ort_runner(ort_session(fp32, t)), False) for t in (1, 2, 4)})
         ncnn_dir = ncnn_detector(work, size)
         if ncnn_dir:  # pnnx fixes the anchors of the traced input: square frames only
             runs.update({f"ncnn_t{t}": (ncnn_runner(ncnn_dir, t), True) for t in (1, 2, 4)})
@@ -290,7 +271,7 @@ def run(n_photos: int, repeat: int) -> dict:
 
         # the published Pi 5 figures are for the bare network on 640 px squares: the same here
         square = [detector_input(cv2.resize(img, (640, 640)), 640, square=True)[0] for img in timed[:2]]
-        nets = {"onnxruntime": runs["onnxruntime_t2"][0]}
+        nets = {"onnxruntime": runs["onnxruntime_fp32_t2"][0]}  # the published figure is fp32's
         if ncnn_dir:
             nets["ncnn"] = ncnn_runner(ncnn_detector(work, 640), 2)
         here_640 = side_by_side(nets, square, repeat)
@@ -306,8 +287,11 @@ def project(report: dict) -> dict:
     photo = report["photo_ms"]["onnxruntime_t2"] * pi5_over_here
     live = report["live_frame_ms_t2"] * pi5_over_here
     ncnn_gain = PI5_PUBLISHED["ncnn"] / PI5_PUBLISHED["onnxruntime"]  # measured on the Pi, not here
-    det_share = report["live_detector_ms"]["onnxruntime_t2"] / report["live_frame_ms_t2"]
-    live_ncnn = live * (1 - det_share + det_share * ncnn_gain)
+    # NCNN's gain is over ONNX Runtime fp32: the frame without the shipped detector, plus fp32's time
+    # at that gain
+    det = report["live_detector_ms"]
+    live_ncnn = live * (1 - (det["onnxruntime_t2"] - det.get("onnxruntime_fp32_t2", det["onnxruntime_t2"]) * ncnn_gain)
+                        / report["live_frame_ms_t2"])
     out = {"pi5_over_here": pi5_over_here, "source": PI5_PUBLISHED["source"], "pi4_over_pi5": PI4_OVER_PI5}
     for board, factor in (("pi5", 1.0), ("pi4", PI4_OVER_PI5)):
         out[board] = {"photo_ms": photo * factor, "live_fps": 1000 / (live * factor),
@@ -321,7 +305,8 @@ def format_report(r: dict) -> str:
              "", "whole photo read (ms, ratio to ONNX Runtime 2 threads):"]
     lines += [f"  {k:24s} {v:8.1f}  {v / ref:5.2f}x" for k, v in r["photo_ms"].items()]
     lines += [f"  live frame {LIVE_FRAME[1]}x{LIVE_FRAME[0]}, ORT t2  {r['live_frame_ms_t2']:8.1f}", "",
-              "detector alone on a live frame (ms, ratio to ONNX Runtime fp32 2 threads; boxes agreeing):"]
+              "detector alone on a live frame (ms, ratio to the shipped int8 detector, ONNX Runtime 2 threads; "
+              "boxes agreeing):"]
     dref = r["live_detector_ms"]["onnxruntime_t2"]
     for k, v in r["live_detector_ms"].items():
         agree = r["agreement"].get(k[:-3]) if k.endswith("_t2") else None

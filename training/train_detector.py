@@ -119,18 +119,30 @@ def train_detector(data_yaml: Path, run_dir: Path, hours: float | None, epochs: 
     return best
 
 
-def export_detector(best_pt: Path, out_path: Path, imgsz: int = DET_IMGSZ) -> Path:
+def export_detector(best_pt: Path, out_path: Path, imgsz: int = DET_IMGSZ,
+                    calibration: list[np.ndarray] | None = None) -> Path:
     """ONNX with raw (1, 5, anchors) output: cx, cy, w, h, score; NMS happens in vision.model.
 
     Height and width are left free so a photo is fed at its own aspect, not padded to a square.
+    With calibration photos (BGR) it is made int8 on them (training/quantize.py), as the shipped
+    detector is; without, it stays float.
     """
+    import tempfile
+
     from ultralytics import YOLO
 
-    exported = YOLO(str(best_pt)).export(format="onnx", imgsz=imgsz, simplify=False, dynamic=True,
-                                         opset=17, device="cpu")
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(exported, out_path)
+    with tempfile.TemporaryDirectory() as tmp:  # ultralytics writes beside the weights: not into models/
+        weights = Path(tmp) / "detector.pt"
+        shutil.copyfile(best_pt, weights)
+        exported = YOLO(str(weights)).export(format="onnx", imgsz=imgsz, simplify=False, dynamic=True,
+                                             opset=17, device="cpu")
+        shutil.copyfile(exported, out_path)
+    if calibration is not None:
+        from training.quantize import quantize_detector
+
+        quantize_detector(out_path, calibration, imgsz)
     return out_path
 
 

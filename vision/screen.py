@@ -33,7 +33,7 @@ SCREEN_DEFAULTS = {
     # the tile check (vision/verifier.py, where the models folder has one): a box it gives
     # p(tile) under not_tile is dropped unless the detector scores it not_tile_sure or more;
     # under flag_not_tile it is flagged. Asked only about the boxes to_check() names.
-    "not_tile": 0.1, "not_tile_sure": 0.7, "flag_not_tile": 0.4, "not_tile_stretch": 1.0,
+    "not_tile": 0.1, "not_tile_sure": 0.7, "flag_not_tile": 0.5, "not_tile_stretch": 1.0,
     # a box lying across two surer tiles (each holding at least straddle_part of it, together
     # straddle or more): dropped; from flag_straddle: flagged
     "straddle": 0.85, "flag_straddle": 0.7, "straddle_part": 0.2,
