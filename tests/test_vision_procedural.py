@@ -443,8 +443,10 @@ def test_dark_backs_are_given_to_the_sets_only_when_asked(tmp_path, monkeypatch)
         d = tmp_path / str(share)
         (d / "images").mkdir(parents=True)
         (d / "labels").mkdir()
-        write_procedural_photos(d / "images", d / "labels", 3, seed=8, per_set=1, max_side=320, art_share=0.0,
+        # six sets: about one style in seven has a dark back of its own, and which styles a seed
+        # draws depends on the fonts installed (make train-fonts): three all came out dark once
+        write_procedural_photos(d / "images", d / "labels", 6, seed=8, per_set=1, max_side=320, art_share=0.0,
                                 dark_backs=share)
-    own, dark = backs[:3], backs[3:]
+    own, dark = backs[:6], backs[6:]
     assert all(max(b) <= 70 for b in dark)  # about black, as an automatic table's plates
     assert any(max(b) > 70 for b in own)  # the styles' own colours otherwise
