@@ -78,12 +78,11 @@ def classify_p(onnx_path: Path, inputs: np.ndarray) -> np.ndarray:
 
 
 def _boxes(onnx_path: Path, images: list) -> list:
-    from training.quantize import detector_inputs
-    from vision.model import decode_detections, make_session
+    from vision.model import decode_detections, detector_input, make_session
 
     session = make_session(onnx_path)
-    return [decode_detections(session.run(None, {"images": x})[0], 0.2, 0.5)
-            for x in detector_inputs(images, 416)]
+    return [decode_detections(session.run(None, {"images": detector_input(img, 416)[0]})[0], 0.2, 0.5)
+            for img in images]
 
 
 def test_int8_detector_finds_the_boxes_the_float_one_finds_and_decodes_in_float(tmp_path):
@@ -93,9 +92,9 @@ def test_int8_detector_finds_the_boxes_the_float_one_finds_and_decodes_in_float(
     from training.quantize import calibration_photos, detector_float_nodes
     from training.train_detector import export_detector
 
-    photos = [p for p, _ in list_pairs(FIXTURES)]
+    images = calibration_photos([p for p, _ in list_pairs(FIXTURES)])
     float_path = export_detector(MODELS / "detector.pt", tmp_path / "float.onnx")
-    int8_path = export_detector(MODELS / "detector.pt", tmp_path / "int8.onnx", calibration=calibration_photos(photos))
+    int8_path = export_detector(MODELS / "detector.pt", tmp_path / "int8.onnx", calibration=images)
     assert int8_path.stat().st_size < float_path.stat().st_size / 2
     graph = onnx.load(str(int8_path)).graph
     kept = set(detector_float_nodes(onnx.load(str(float_path)).graph))
@@ -107,7 +106,6 @@ def test_int8_detector_finds_the_boxes_the_float_one_finds_and_decodes_in_float(
     float_convs = [n for n in convs if n.input[1] not in produced_by_dq]
     assert float_convs and all(n.name in kept for n in float_convs)
     assert len(float_convs) == sum(n.name in kept for n in convs) < len(convs) / 4  # 19 of 88
-    images = calibration_photos(photos)
     agree = total = 0
     for (fb, fs), (qb, qs) in zip(_boxes(float_path, images), _boxes(int8_path, images)):
         for b in fb[fs > 0.3]:

@@ -38,7 +38,7 @@ import numpy as np
 
 from training.dataset import list_pairs, list_split
 from vision.image_io import load_image
-from vision.model import Recognizer, decode_detections, input_shape, letterbox
+from vision.model import Recognizer, decode_detections, detector_input
 from vision.pipeline import recognize_image
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,14 +83,6 @@ def photos(limit: int) -> list[np.ndarray]:
 def live_frame(image: np.ndarray) -> np.ndarray:
     h, w = LIVE_FRAME
     return cv2.resize(image, (w, h), interpolation=cv2.INTER_AREA)
-
-
-def detector_input(image: np.ndarray, size: int, square: bool = False) -> tuple[np.ndarray, float, float, float]:
-    """The network input of an image (at its own aspect, or a square for a fixed-input export) and
-    the scale and padding that map its boxes back."""
-    lb, scale, px, py = letterbox(image, size, None if square else input_shape(*image.shape[:2], size))
-    x = cv2.cvtColor(lb, cv2.COLOR_BGR2RGB).transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-    return x, scale, px, py
 
 
 def detector(run, size: int, conf: float, iou: float, square: bool = False):

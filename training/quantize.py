@@ -19,7 +19,7 @@ import numpy as np
 from training.augment import photometric, rotate_cw
 from vision.crops import CLS_INPUT, to_input
 from vision.flowers import FLOWER_INPUT
-from vision.model import input_shape, letterbox
+from vision.model import detector_input
 
 CALIBRATION_CROPS = 512
 BATCH = 32
@@ -85,16 +85,6 @@ def quantize_reader(onnx_path, crops: np.ndarray, seed: int = 0) -> None:
     _quantize(onnx_path, calibration_inputs(crops, seed, size=FLOWER_INPUT), exclude=softmax)
 
 
-def detector_inputs(images: list[np.ndarray], size: int, square: bool = False) -> list[np.ndarray]:
-    """The detector's network inputs (1, 3, h, w float RGB in [0, 1]) of BGR photos, each at its own
-    aspect as serving feeds it (vision.model.input_shape), or padded to size x size squares."""
-    out = []
-    for img in images:
-        lb, *_ = letterbox(img, size, None if square else input_shape(*img.shape[:2], size))
-        out.append(np.ascontiguousarray(lb[..., ::-1].transpose(2, 0, 1)[None]).astype(np.float32) / 255.0)
-    return out
-
-
 def calibration_photos(paths, count: int = CALIBRATION_PHOTOS, seed: int = 0) -> list[np.ndarray]:
     """count photos (BGR) drawn from image paths, in the order drawn, to calibrate the detector."""
     import cv2
@@ -132,8 +122,8 @@ def quantize_detector(onnx_path, images: list[np.ndarray], size: int) -> None:
     floats = detector_float_nodes(onnx.load(str(onnx_path)).graph)
     # squares: the percentile calibrator stacks every photo's outputs, so they must share one
     # shape (the train photos are square anyway; a player's are not)
-    _quantize(onnx_path, detector_inputs(images, size, square=True), exclude=floats, input_name="images",
-              method=CalibrationMethod.Percentile, symbolic_shapes=False)
+    _quantize(onnx_path, [detector_input(img, size, square=True)[0] for img in images], exclude=floats,
+              input_name="images", method=CalibrationMethod.Percentile, symbolic_shapes=False)
 
 
 def _quantize(onnx_path, inputs, exclude: list[str] | None = None, input_name: str = "image",

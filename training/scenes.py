@@ -222,6 +222,22 @@ def flat_mark_boxes(tiles: np.ndarray, shape: tuple[int, int], rng: np.random.Ge
     return np.array(out, np.float64).reshape(-1, 4)
 
 
+def _line_across(mask: np.ndarray, p: np.ndarray, rng: np.random.Generator) -> None:
+    """Draw into mask (h x w, 0-1) a straight line 1-2 px wide through p, in a random direction,
+    across the whole photo."""
+    h, w = mask.shape
+    d = rng.normal(size=2)
+    d = d / max(np.hypot(*d), 1e-6) * 2 * max(h, w)
+    cv2.line(mask, tuple(int(v) for v in p - d), tuple(int(v) for v in p + d), 1.0, int(rng.integers(1, 3)),
+             cv2.LINE_AA)
+
+
+def _clear_boxes(mask: np.ndarray, boxes) -> None:
+    """Zero mask (h x w) inside the boxes (xyxy pixels): what is drawn there lies under the tiles."""
+    for t in np.asarray(boxes, np.float64).reshape(-1, 4):
+        mask[max(0, int(t[1])):max(0, int(np.ceil(t[3]))), max(0, int(t[0])):max(0, int(np.ceil(t[2])))] = 0
+
+
 def paint_flat_mark(img: np.ndarray, box, rng: np.random.Generator, tiles=()) -> np.ndarray:
     """A flat mark of a tile's size printed or lying on the table, filling box (xyxy): a dark or
     coloured patch with sharp corners, often a lighter outline or inset panel, sometimes a printed
@@ -257,13 +273,9 @@ def paint_flat_mark(img: np.ndarray, box, rng: np.random.Generator, tiles=()) ->
     out = out * (1 - a) + fill * shade * a
     if rng.random() < 0.4:  # a line printed on the table, running through the mark
         p = corners[int(rng.integers(4))] + rng.uniform(-0.3, 0.3, 2) * np.float32([bw, bh])
-        d = rng.normal(size=2)
-        d = d / max(np.hypot(*d), 1e-6) * 2 * max(h, w)
         line = np.zeros((h, w), np.float32)
-        cv2.line(line, tuple(int(v) for v in p - d), tuple(int(v) for v in p + d), 1.0, int(rng.integers(1, 3)),
-                 cv2.LINE_AA)
-        for t in np.asarray(tiles, np.float64).reshape(-1, 4):
-            line[max(0, int(t[1])):max(0, int(np.ceil(t[3]))), max(0, int(t[0])):max(0, int(np.ceil(t[2])))] = 0
+        _line_across(line, p, rng)
+        _clear_boxes(line, tiles)
         out = out * (1 - line[..., None]) + rng.uniform(0, 60, 3).astype(np.float32) * line[..., None]
     return np.clip(out, 0, 255).astype(np.uint8)
 
@@ -377,13 +389,8 @@ def add_table_parts(img: np.ndarray, rng: np.random.Generator, boxes: np.ndarray
         parts.append(_holder(h, w, side, rng))
     seams = np.zeros((h, w), np.float32)
     for _ in range(int(rng.integers(0, 4))):  # straight seams of the lift doors, under the tiles
-        p = np.float32([rng.uniform(0, w), rng.uniform(0, h)])
-        d = rng.normal(size=2)
-        d = d / max(np.hypot(*d), 1e-6) * 2 * max(h, w)
-        cv2.line(seams, tuple(int(v) for v in p - d), tuple(int(v) for v in p + d), 1.0, int(rng.integers(1, 3)),
-                 cv2.LINE_AA)
-    for t in boxes:
-        seams[max(0, int(t[1])):max(0, int(np.ceil(t[3]))), max(0, int(t[0])):max(0, int(np.ceil(t[2])))] = 0
+        _line_across(seams, np.float32([rng.uniform(0, w), rng.uniform(0, h)]), rng)
+    _clear_boxes(seams, boxes)
     out = out * (1 - seams[..., None]) + rng.uniform(0, 50, 3).astype(np.float32) * seams[..., None]
     for canvas, alpha in parts:
         a = cv2.GaussianBlur(alpha, (0, 0), 0.8)

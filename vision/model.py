@@ -146,6 +146,14 @@ def letterbox(image: np.ndarray, size: int, shape: tuple[int, int, float] | None
     return out, scale, float(px), float(py)
 
 
+def detector_input(image: np.ndarray, size: int, square: bool = False) -> tuple[np.ndarray, float, float, float]:
+    """The detector's network input of a BGR image (1, 3, h, w RGB in [0, 1]: at its own aspect, or a
+    size x size square for a fixed-input export) and the scale and padding that map its boxes back."""
+    lb, scale, px, py = letterbox(image, size, None if square else input_shape(*image.shape[:2], size))
+    x = cv2.cvtColor(lb, cv2.COLOR_BGR2RGB).transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+    return x, scale, px, py
+
+
 def decode_detections(raw: np.ndarray, conf: float, iou: float) -> tuple[np.ndarray, np.ndarray]:
     """Raw YOLO head output (1, 4+1, anchors) -> (boxes xyxy in network pixels, scores) after NMS."""
     pred = raw[0].T  # anchors x (cx, cy, w, h, score)
@@ -531,10 +539,7 @@ class Recognizer:
     def _detect_once(self, image: np.ndarray, session=None) -> tuple[np.ndarray, np.ndarray]:
         if not image.shape[0] or not image.shape[1]:  # an empty part of a thin photo holds no tile
             return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
-        size = int(self.config["det_imgsz"])
-        shape = input_shape(*image.shape[:2], size) if self._det_rect else None
-        lb, scale, px, py = letterbox(image, size, shape)
-        x = cv2.cvtColor(lb, cv2.COLOR_BGR2RGB).transpose(2, 0, 1)[None].astype(np.float32) / 255.0
+        x, scale, px, py = detector_input(image, int(self.config["det_imgsz"]), square=not self._det_rect)
         raw = (self.detector if session is None else session).run(None, {self._det_input: x})[0]
         boxes, scores = decode_detections(raw, float(self.config["det_conf"]), float(self.config["nms_iou"]))
         boxes = (boxes - np.array([px, py, px, py], np.float32)) / scale
