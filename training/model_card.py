@@ -606,7 +606,20 @@ network's 88 convolutions stay float). `make train`
 quantizes the detector it trains; `adapt` quantizes a tuned one on the photos it was tuned on
 before it is scored against the installed one, so the detector it installs is the one it scored.
 Boxes move about 0.2 px on average (95% under 0.7 px), scores 0.008; the notes say what that did
-to the readings, and why `flag_not_tile` went 0.4 -> 0.5."""}
+to the readings, and why `flag_not_tile` went 0.4 -> 0.5."""},
+    "blank_faces": {
+        "title": "Blank faces by colour",
+        "text": """From above, a face-down tile and a 白板 are both a blank rectangle; on a real set
+colour tells them apart, a set's backs being a layer of another colour than its faces. The
+classifier does not know the colours of a set it never saw, and read the drawn red-bodied set's
+blank 白板 as backs: 11 of its errors on the style study's red draws, 33 -> 42 the commonest. Now a
+box read as a back whose face (the median colour inside its box, less a fifth of each side) lies
+within `face_like` (20, OpenCV 8-bit Lab) of the photo's faces is read 白板: its back and 白板
+probabilities swap (`vision/blanks.py`, `inference.blank_faces`). The faces' colour is the median
+over the boxes read as a face-up tile at 0.5 or more, at least three; a photo with more than four
+face-coloured blanks is left as read, since a set has four 白板 and a whole-body set's backs have
+its faces' colour. Such a set's lone back, or up to four, now reads 白板: there a back and a
+frameless 白板 look the same."""}
 }
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.blanks import DEFAULTS as BLANK_DEFAULTS
+from vision.blanks import blank_faces
 from vision.classes import FLOWER_CLASSES
 from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_set, to_input
 from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
@@ -105,6 +107,9 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # the group readers' second looks at tiles the classifier puts in the 萬 group and in
             # the 筒 and 條 groups (vision/group_readers.py), likewise averaged with the classifier's
             **{name: dict(GROUP_DEFAULTS) for name in READERS},
+            # a box read as a back whose face has the colour of the photo's faces is a 白板
+            # (vision/blanks.py); null: backs stay as the classifier reads them
+            "blank_faces": dict(BLANK_DEFAULTS),
             # phantom boxes (inside another tile, slivers at the edge, unreadable): vision/screen.py
             "screen": SCREEN_DEFAULTS}
 ROTATION_NAMES = ("upright", "sideways", "upside_down", "sideways")  # by quarter turns clockwise
@@ -622,6 +627,7 @@ class Recognizer:
             p_cls = reader.refine(image, boxes, turned, p_cls, light)
         if self.flowers is not None:  # what flowers and seasons print, read at a larger crop
             p_cls, p_num = self.flowers.refine(image, boxes, turned, p_cls, p_num, light)
+        p_cls = blank_faces(crops, p_cls, self.config.get("blank_faces"))
         p_tile = None
         if self.verifier is not None and self._screen is not None:  # asked only where its answer counts
             ask = to_check(scores, aspect, self._screen, p_cls.argmax(1))
