@@ -616,10 +616,10 @@ blank 白板 as backs: 11 of its errors on the style study's red draws, 33 -> 42
 box read as a back whose face (the median colour inside its box, less a fifth of each side) lies
 within `face_like` (20, OpenCV 8-bit Lab) of the photo's faces is read 白板: its back and 白板
 probabilities swap (`vision/blanks.py`, `inference.blank_faces`). The faces' colour is the median
-over the boxes read as a face-up tile at 0.5 or more, at least three; a photo with more than four
-face-coloured blanks is left as read, since a set has four 白板 and a whole-body set's backs have
-its faces' colour. Such a set's lone back, or up to four, now reads 白板: there a back and a
-frameless 白板 look the same."""}
+over the boxes read as a face-up tile at 0.5 or more, at least three. A whole-body set (one colour
+through) shows its backs in its faces' colour, and there a back and a frameless 白板 look the same;
+face-down tiles come in runs (a concealed kong, a wall) and a 白板 most often alone, so only a
+photo's one face-coloured blank is read 白板 (`max_white` 1), two or more are left as read."""}
 }
 
 
