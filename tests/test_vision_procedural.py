@@ -450,3 +450,20 @@ def test_dark_backs_are_given_to_the_sets_only_when_asked(tmp_path, monkeypatch)
     own, dark = backs[:6], backs[6:]
     assert all(max(b) <= 70 for b in dark)  # about black, as an automatic table's plates
     assert any(max(b) > 70 for b in own)  # the styles' own colours otherwise
+
+
+def test_a_red_five_keeps_its_strokes_and_turns_them_red():
+    from training.procedural import RED_FIVES, red_five
+
+    rng = np.random.default_rng(4)
+    style = {**random_style(rng), "scheme": "light", "mono_ink": False}
+    tileset = make_tileset(style, rng)
+    for cls in RED_FIVES:
+        face = tileset["faces"][cls]
+        red = red_five(face, style, rng)
+        assert (red[..., 3] == face[..., 3]).all()  # the same strokes
+        ink = face[..., 3] > 128
+        b, g, r = (red[..., k][ink].astype(int) for k in range(3))
+        assert (r > 2 * g).all() and (r > 2 * b).all()  # every stroke red
+        b0, g0, r0 = (face[..., k][ink].astype(int) for k in range(3))
+        assert not ((r0 > 2 * g0) & (r0 > 2 * b0)).all()  # where the plain five was not all red

@@ -32,14 +32,17 @@ def test_svg_sets_render_once_into_class_numbered_faces(tmp_path, monkeypatch):
     art.mkdir(parents=True)
     for name in ("One", "Two"):
         (art / f"{name}.svg").write_text(BAR_SVG)
-    monkeypatch.setattr(synth, "SVG_SETS", {"bars": ["One", "Two"]})
+    monkeypatch.setattr(synth, "SVG_SETS", {"bars": ("bars", {0: "One", 1: "Two"}), "bars-two": ("bars", {5: "Two"})})
     folders = synth.render_svg_sets(tmp_path / "art", tmp_path / "cache", log=lambda s: None)
     assert [p.name for p in sorted(folders[0].glob("*.png"))] == ["00_One.png", "01_Two.png"]
     stamp = (folders[0] / "00_One.png").stat().st_mtime_ns
     synth.render_svg_sets(tmp_path / "art", tmp_path / "cache", log=lambda s: None)
     assert (folders[0] / "00_One.png").stat().st_mtime_ns == stamp  # cached, not drawn again
-    faces = synth.load_faces(tmp_path / "no-artwork-here", folders)
+    faces = synth.load_faces(tmp_path / "no-artwork-here", folders[:1])
     assert [(f["cls"], f["has_body"], f["rgba"].shape) for f in faces] == [(0, False, (300, 225, 4)), (1, False, (300, 225, 4))]
+    # a face of the same artwork under another class, in a set of its own (the red fives)
+    assert [p.name for p in folders[1].glob("*.png")] == ["05_Two.png"]
+    assert [f["cls"] for f in synth.load_faces(tmp_path / "no-artwork-here", folders)] == [0, 1, 5]
 
 
 def test_ink_variation_keeps_the_face_and_changes_only_strokes():

@@ -548,6 +548,18 @@ def make_body(style: dict, face_hw: tuple[int, int], view: tuple[int, int], rng:
 VIEWS = ((0.4, 1.0), (-0.4, 1.0), (1.0, 0.3), (0.0, -1.0))  # thickness below, below-left, right, above
 
 
+RED_FIVES = (4, 13, 22)  # 5萬, 5筒, 5條
+
+
+def red_five(face: np.ndarray, style: dict, rng: np.random.Generator) -> np.ndarray:
+    """A five's face (BGRA) with all its ink in the style's red, as Japanese sets print one 5萬,
+    5筒 and 5條 each (aka dora): the strokes keep their shape and only change colour."""
+    red = np.array((INK_LIGHT if style["scheme"] == "dark" else INK_DARK)["red"], np.float32) * rng.uniform(0.85, 1.1, 3)
+    out = face.copy()
+    out[..., :3] = np.clip(red, 0, 255).astype(np.uint8)  # alpha says where the ink is
+    return out
+
+
 def make_tileset(style: dict, rng: np.random.Generator, height: int = 128) -> dict:
     """The style's 42 faces (class -> BGRA uint8), four body views and the numbers its flowers print."""
     drawer = FaceDrawer(style, rng, height)

@@ -23,11 +23,15 @@ ART_SETS = {
     "gnome-mahjongg/rendered-postmodern": (range(33), True),
 }
 
-# Artwork kept as SVG (one face per file, no tile body), rendered once into a cache by librsvg.
-# FluffyStuff's riichi set (CC0) has the 34 suit and honour faces, in a third 萬 and 條 style.
+# Artwork kept as SVG (one face per file, no tile body), rendered once into a cache by librsvg:
+# cache folder -> (artwork folder, class -> file name). FluffyStuff's riichi set (CC0) has the 34
+# suit and honour faces, in a third 萬 and 條 style, and the red fives Japanese sets print (one
+# 5萬, 5筒 and 5條 all in red), kept as a set of their own so that each set holds one face a class.
+_RIICHI = "fluffystuff-riichi-cc0"
 SVG_SETS = {
-    "fluffystuff-riichi-cc0": [f"{suit}{n}" for suit in ("Man", "Pin", "Sou") for n in range(1, 10)]
-    + ["Ton", "Nan", "Shaa", "Pei", "Chun", "Hatsu", "Haku"],
+    _RIICHI: (_RIICHI, dict(enumerate([f"{suit}{n}" for suit in ("Man", "Pin", "Sou") for n in range(1, 10)]
+                                      + ["Ton", "Nan", "Shaa", "Pei", "Chun", "Hatsu", "Haku"]))),
+    f"{_RIICHI}-red-fives": (_RIICHI, {4: "Man5-Dora", 13: "Pin5-Dora", 22: "Sou5-Dora"}),
 }
 SVG_HEIGHT = 300
 # KDE kmahjongglib sets (GPL-2+, rendered at training time, never shipped) that train the
@@ -54,12 +58,12 @@ def render_svg_sets(artwork_root: Path, cache: Path, log=print) -> list[Path]:
         log("librsvg not found: training without the SVG artwork sets")
         return []
     folders = []
-    for folder, names in SVG_SETS.items():
-        src, out = Path(artwork_root) / folder, Path(cache) / folder
+    for key, (folder, names) in SVG_SETS.items():
+        src, out = Path(artwork_root) / folder, Path(cache) / key
         if not src.is_dir():
             continue
         out.mkdir(parents=True, exist_ok=True)
-        for cls, name in enumerate(names):
+        for cls, name in names.items():
             png = out / f"{cls:02d}_{name}.png"
             if not png.exists():
                 cv2.imwrite(str(png), render_file(src / f"{name}.svg", SVG_HEIGHT))

@@ -37,6 +37,9 @@ PROCEDURAL_VIEWS = (None, 0, 1, 2, 3)
 # 2026-12-01; not shipped: the valid split's photos all right 92.0% -> 91.0%, as a round without
 # it had cost them too)
 DARK_INK_SHARE = 0.5
+# of the procedural fives (5萬, 5筒, 5條): drawn as a red five (procedural.red_five); the shipped
+# models read a red 5筒 as 6筒 and a red 5條 as 9條 before (models/README.md, Limits)
+RED_FIVE_SHARE = 0.2
 
 
 def real_number(cls: int) -> int:
@@ -123,6 +126,9 @@ class TileCrops(torch.utils.data.Dataset):
         elif i >= len(self.real_index) + len(self.synth_cls):
             cls = int(self.proc_cls[i - len(self.real_index) - len(self.synth_cls)])
             tileset = self.tilesets[int(rng.integers(len(self.tilesets)))]
+            if cls in procedural.RED_FIVES and rng.random() < RED_FIVE_SHARE:
+                red = procedural.red_five(tileset["faces"][cls], tileset["style"], rng)
+                tileset = {**tileset, "faces": {**tileset["faces"], cls: red}}
             tilted = rng.random() < TILTED_SHARE
             crop = procedural_crop(tileset, cls, rng, self.backgrounds, max_angle=45.0 if tilted else 0.0)
             if tileset["style"].get("scheme") == "dark" and rng.random() < DARK_INK_SHARE:
