@@ -11,15 +11,12 @@ import pytest
 import vision
 
 MODULES = [m.name for m in pkgutil.iter_modules(vision.__path__) if m.name != "__main__"]
+# the rule modules whose docstrings carry worked examples: an empty run there means they were lost
+WITH_EXAMPLES = {"blanks", "screen", "flowers", "group_readers"}
 
 
 @pytest.mark.parametrize("name", MODULES)
 def test_vision_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(f"vision.{name}"))
     assert result.failed == 0
-
-
-def test_the_rule_modules_have_examples():
-    counts = {name: doctest.testmod(importlib.import_module(f"vision.{name}")).attempted
-              for name in ("blanks", "screen", "flowers", "group_readers")}
-    assert all(n > 0 for n in counts.values()), counts
+    assert result.attempted > 0 or name not in WITH_EXAMPLES

@@ -25,7 +25,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.crops import face
+from vision.crops import face_pixels
 
 BACK, WHITE = 42, 33
 # min_faces: face-up tiles (top class neither blank, at least `sure`) the photo's face colour is
@@ -43,10 +43,7 @@ def face_colours(crops: np.ndarray, inset: float) -> np.ndarray:
     ground of a face, ink being the smaller part of it."""
     if not len(crops):
         return np.zeros((0, 3), np.float32)
-    faces = np.stack([face(c, inset) for c in crops])
-    n, h, w = faces.shape[:3]
-    lab = cv2.cvtColor(faces.reshape(n * h, w, 3), cv2.COLOR_BGR2LAB).reshape(n, h * w, 3)
-    return np.median(lab, axis=1).astype(np.float32)
+    return np.median(face_pixels(crops, cv2.COLOR_BGR2LAB, inset), axis=1).astype(np.float32)
 
 
 def blank_faces(crops: np.ndarray, p_cls: np.ndarray, settings: dict | None) -> np.ndarray:

@@ -84,6 +84,14 @@ def face(crop: np.ndarray, inset: float = 0.1) -> np.ndarray:
     return crop[a:n - a, a:n - a]
 
 
+def face_pixels(crops, code: int, inset: float = 0.1) -> np.ndarray:
+    """(N, pixels, channels): the face pixels (face(), less inset) of same-sized stored crops,
+    converted by the OpenCV colour code in one call for all of them."""
+    faces = np.stack([face(c, inset) for c in crops])
+    n, h, w = faces.shape[:3]
+    return cv2.cvtColor(faces.reshape(n * h, w, 3), code).reshape(n, h * w, -1)
+
+
 def inks_are_light(crops, ratio: float) -> np.ndarray:
     """For each of same-sized crops: is the tile's ink lighter than its ground, as on red, black
     or jade bodies with white or gold line art? The face's grey levels then reach further above
@@ -91,10 +99,8 @@ def inks_are_light(crops, ratio: float) -> np.ndarray:
     median being ink: decide for a photo's tiles together (light_ink_share)."""
     if len({c.shape for c in crops}) > 1:  # crops of several sizes: each on its own
         return np.array([inks_are_light([c], ratio)[0] for c in crops], bool)
-    faces = np.stack([face(c) for c in crops])
-    n, h, w = faces.shape[:3]
     # one conversion and one percentile call for all: per crop they took 3% of a photo's time
-    y = cv2.cvtColor(faces.reshape(n * h, w, 3), cv2.COLOR_BGR2GRAY).reshape(n, h * w).astype(np.float32)
+    y = face_pixels(crops, cv2.COLOR_BGR2GRAY)[..., 0].astype(np.float32)
     low, mid, high = np.percentile(y, (5, 50, 95), axis=1)
     return high - mid > ratio * np.maximum(mid - low, 1.0)
 
