@@ -467,3 +467,18 @@ def test_a_red_five_keeps_its_strokes_and_turns_them_red():
         assert (r > 2 * g).all() and (r > 2 * b).all()  # every stroke red
         b0, g0, r0 = (face[..., k][ink].astype(int) for k in range(3))
         assert not ((r0 > 2 * g0) & (r0 > 2 * b0)).all()  # where the plain five was not all red
+
+
+def test_the_group_readers_draw_some_fives_red_and_nothing_else():
+    """maybe_red_five: only a five turns red, at about the share asked; the set itself is kept."""
+    from training.procedural import RED_FIVES, maybe_red_five
+
+    rng = np.random.default_rng(5)
+    tileset = make_tileset({**random_style(rng), "scheme": "light", "mono_ink": False}, rng)
+    assert maybe_red_five(tileset, 0, 1.0, rng) is tileset  # 1萬 is no five
+    assert maybe_red_five(tileset, RED_FIVES[1], 0.0, rng) is tileset
+    redrawn = [maybe_red_five(tileset, RED_FIVES[1], 0.5, rng) is not tileset for _ in range(200)]
+    assert 70 < sum(redrawn) < 130
+    red = maybe_red_five(tileset, RED_FIVES[1], 1.0, rng)
+    assert red["faces"][RED_FIVES[1]] is not tileset["faces"][RED_FIVES[1]]
+    assert all(red["faces"][c] is tileset["faces"][c] for c in tileset["faces"] if c != RED_FIVES[1])

@@ -560,6 +560,15 @@ def red_five(face: np.ndarray, style: dict, rng: np.random.Generator) -> np.ndar
     return out
 
 
+def maybe_red_five(tileset: dict, cls: int, share: float, rng: np.random.Generator) -> dict:
+    """The tileset to draw class cls from: with chance share, where cls is a five, the same set
+    with that five's face drawn as a red five (red_five); otherwise tileset itself."""
+    if cls not in RED_FIVES or rng.random() >= share:
+        return tileset
+    red = red_five(tileset["faces"][cls], tileset["style"], rng)
+    return {**tileset, "faces": {**tileset["faces"], cls: red}}
+
+
 def make_tileset(style: dict, rng: np.random.Generator, height: int = 128) -> dict:
     """The style's 42 faces (class -> BGRA uint8), four body views and the numbers its flowers print."""
     drawer = FaceDrawer(style, rng, height)

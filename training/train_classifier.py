@@ -37,8 +37,9 @@ PROCEDURAL_VIEWS = (None, 0, 1, 2, 3)
 # 2026-12-01; not shipped: the valid split's photos all right 92.0% -> 91.0%, as a round without
 # it had cost them too)
 DARK_INK_SHARE = 0.5
-# of the procedural fives (5萬, 5筒, 5條): drawn as a red five (procedural.red_five); the shipped
-# models read a red 5筒 as 6筒 and a red 5條 as 9條 before (models/README.md, Limits)
+# of the procedural fives (5萬, 5筒, 5條) of the classifier's and the group readers' data: drawn as a
+# red five (procedural.red_five); models trained without them read a red 5筒 as 6筒 and a red 5條
+# as 9條 (models/README.md, "Red fives")
 RED_FIVE_SHARE = 0.2
 
 
@@ -126,9 +127,7 @@ class TileCrops(torch.utils.data.Dataset):
         elif i >= len(self.real_index) + len(self.synth_cls):
             cls = int(self.proc_cls[i - len(self.real_index) - len(self.synth_cls)])
             tileset = self.tilesets[int(rng.integers(len(self.tilesets)))]
-            if cls in procedural.RED_FIVES and rng.random() < RED_FIVE_SHARE:
-                red = procedural.red_five(tileset["faces"][cls], tileset["style"], rng)
-                tileset = {**tileset, "faces": {**tileset["faces"], cls: red}}
+            tileset = procedural.maybe_red_five(tileset, cls, RED_FIVE_SHARE, rng)
             tilted = rng.random() < TILTED_SHARE
             crop = procedural_crop(tileset, cls, rng, self.backgrounds, max_angle=45.0 if tilted else 0.0)
             if tileset["style"].get("scheme") == "dark" and rng.random() < DARK_INK_SHARE:

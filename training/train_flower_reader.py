@@ -23,7 +23,7 @@ from training import procedural
 from training.augment import photometric, rotate_cw
 from training.cls_net import TileNet, first_member
 from training.quantize import INT8_READERS, quantize_reader
-from training.train_classifier import DARK_INK_SHARE, REAL_NUMBERS, crop_cache, lr_at, procedural_crop
+from training.train_classifier import DARK_INK_SHARE, REAL_NUMBERS, RED_FIVE_SHARE, crop_cache, lr_at, procedural_crop
 from vision.classes import FLOWER_CLASSES
 from vision.crops import dark_ink, to_input
 from vision.flowers import FLOWER_INPUT, FLOWER_STORE
@@ -101,7 +101,8 @@ def procedural_group(rng: np.random.Generator, sets: int, per_class: int, classe
         for k, c in enumerate(classes):
             for _ in range(per_class):
                 tilted = rng.random() < TILTED_SHARE
-                crop = procedural_crop(tileset, c, rng, None, max_angle=45.0 if tilted else 0.0,
+                drawn = procedural.maybe_red_five(tileset, c, RED_FIVE_SHARE, rng)  # the group readers' fives
+                crop = procedural_crop(drawn, c, rng, None, max_angle=45.0 if tilted else 0.0,
                                        size=FLOWER_STORE, heights=(90, 200))
                 if dark and rng.random() < DARK_INK_SHARE:
                     crop = dark_ink(crop)  # the look the recognizer also takes at a light-ink set
