@@ -438,8 +438,22 @@ labelled boxes:
 | valid split, {text['real']} (crops) | procedural sets, held-out style | procedural sets, styles seen |
 |---|---|---|
 | {crops} |
-{table}
+{_further_rounds(cr)}{table}
 """
+
+
+def _further_rounds(cr: dict) -> str:
+    """The rounds a group reader had after the one the table above measures, each from the
+    reader's own weights, with what its data added and the reader alone after it."""
+    lines = []
+    for r in cr.get("rounds", []):
+        after = "; ".join(f"{what} {_pct(r.get(k, {}).get('right'))} ({r.get(k, {}).get('crops')})"
+                          for k, what in (("valid", "valid split"), ("held_out_style", "held-out style"),
+                                          ("seen_styles", "styles seen")))
+        lines.append(f"\nThen a further round ({r.get('date')}), from the reader's own weights: "
+                     f"{r.get('train_minutes', 0):.0f} min ({r.get('steps')} steps of 64, lr {r.get('lr')}), "
+                     f"{r.get('data')} The reader alone after it: {after}.\n")
+    return "".join(lines)
 
 
 def _framing_rows(study: dict) -> str:
@@ -619,7 +633,16 @@ probabilities swap (`vision/blanks.py`, `inference.blank_faces`). The faces' col
 over the boxes read as a face-up tile at 0.5 or more, at least three. A whole-body set (one colour
 through) shows its backs in its faces' colour, and there a back and a frameless 白板 look the same;
 face-down tiles come in runs (a concealed kong, a wall) and a 白板 most often alone, so only a
-photo's one face-coloured blank is read 白板 (`max_white` 1), two or more are left as read."""}
+photo's one face-coloured blank is read 白板 (`max_white` 1), two or more are left as read."""},
+    "red_fives": {
+        "title": "Red fives (aka dora): a third classifier member and a suit reader round",
+        "text": """Japanese sets print one 5萬, 5筒 and 5條 each all in red, and some Taiwanese sets a red 伍萬. Models
+trained without them read a red 5筒 as 6筒 and a red 5條 as 7筒, 9條 or a flower: its colour is
+6筒's and 7筒's, its count 5. Now a fifth of the procedural fives in the classifier's and the group
+readers' data are drawn red (`procedural.maybe_red_five`, `train_classifier.RED_FIVE_SHARE`). The
+suit reader had a further round on that data (see its section), and the classifier a third
+member: fine-tuned from its first member on that data, seed 3, which leads the cascade (reads every
+crop first); the three members' probabilities are averaged where it is under 0.9 sure."""}
 }
 
 
@@ -861,9 +884,9 @@ with the crop's own turn this gives upright / upside_down / sideways.
 Training time of the shipped models on this 2-core CPU, every round counted: detector
 {_total_minutes(info)[0]:.0f} min{_gpu_minutes(info)}, classifier {_total_minutes(info)[1]:.0f} min. `make train` (`python -m vision train`
 with its defaults) rebuilds every model from scratch in one sitting: a 0.8 h detector budget, a 35 min classifier
-budget and a 40 min budget for its second member, a 30 min flower reader budget, a 25 min character reader budget, a 40 min suit reader budget, the tile check (900 photos drawn
+budget and a 40 min budget for each of its two further members, a 30 min flower reader budget, a 25 min character reader budget, a 40 min suit reader budget, the tile check (900 photos drawn
 and mined, about 40 min, then a 20 min budget), the close-up detector (1 h from the detector just trained, with
-500 new procedural photos, 35% of them close-ups) and the evaluation, about 5.8 h on two cores; `--det-init` / `--cls-init` add fine-tuning rounds.
+500 new procedural photos, 35% of them close-ups) and the evaluation, about 6.5 h on two cores; `--det-init` / `--cls-init` add fine-tuning rounds.
 
 Inference (`recognizer.json`): detector score >= {info.get('det_conf', 0.2)}, NMS IoU 0.5. When the first pass finds
 few sure, tile-shaped boxes (a photo squashed in width or height, as the publisher's 640x640 resize left

@@ -67,8 +67,8 @@ def parse(argv):
     ap.add_argument("--cls-init", help="fine-tune the classifier from these PyTorch weights")
     ap.add_argument("--cls-lr", type=float, default=3e-3, help="classifier peak learning rate")
     ap.add_argument("--skip-classifier", action="store_true", help="keep models/classifier.* as they are")
-    # the shipped ensemble: the classifier and one round fine-tuned from it (models/README.md)
-    ap.add_argument("--cls-members", type=int, default=2,
+    # the shipped ensemble: the classifier and two rounds fine-tuned from it (models/README.md)
+    ap.add_argument("--cls-members", type=int, default=3,
                     help="classifier members read together; each after the first is fine-tuned from the first")
     ap.add_argument("--member-minutes", type=float, default=40.0, help="time budget of each further member")
     ap.add_argument("--member-lr", type=float, default=1e-3, help="peak learning rate of each further member")
