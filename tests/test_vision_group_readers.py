@@ -308,16 +308,11 @@ def test_the_shipped_suit_reader_reads_red_fives_of_a_style_it_never_saw():
     taking most red 5筒 for 6筒; plain fives of the same sets 100% either way."""
     import onnxruntime as ort
     from training import procedural
-    from training import train_flower_reader as tf
     from training.train_group_reader import procedural_crops
     from vision.crops import to_input
 
     fives = [c for c in SUIT_CLASSES if c in procedural.RED_FIVES]
-    share, tf.RED_FIVE_SHARE = tf.RED_FIVE_SHARE, 1.0  # every five drawn red
-    try:
-        data = procedural_crops(np.random.default_rng(8), 6, 4, fives, held_out=True)
-    finally:
-        tf.RED_FIVE_SHARE = share
+    data = procedural_crops(np.random.default_rng(8), 6, 4, fives, held_out=True, red_share=1.0)
     x = np.stack([to_input(c, out=FLOWER_INPUT) for c in data["crops"]]).transpose(0, 3, 1, 2).astype(np.float32) / 255
     session = ort.InferenceSession(str(MODELS / reader_file("suit_reader")), providers=["CPUExecutionProvider"])
     read = np.asarray(SUIT_CLASSES)[session.run(["p_cls"], {"image": x})[0].argmax(1)]

@@ -90,10 +90,11 @@ def real_flowers(cache: dict) -> dict:
             "num": np.array([REAL_NUMBERS[int(c)] - 1 for c in cls], np.int64)}
 
 
-def procedural_group(rng: np.random.Generator, sets: int, per_class: int, classes, held_out: bool = False) -> dict:
+def procedural_group(rng: np.random.Generator, sets: int, per_class: int, classes, held_out: bool = False,
+                     red_share: float = RED_FIVE_SHARE) -> dict:
     """Crops of classes (class: their index in classes) from freshly drawn procedural sets
     (held_out: of the style left out of training), with the number each set prints on them
-    (0-3; -1 where it prints none: only flowers and seasons do)."""
+    (0-3; -1 where it prints none: only flowers and seasons do); red_share of the fives drawn red."""
     crops, cls, num = [], [], []
     for _ in range(sets):
         tileset = procedural.make_tileset(procedural.random_style(rng, held_out=held_out), rng)
@@ -101,7 +102,7 @@ def procedural_group(rng: np.random.Generator, sets: int, per_class: int, classe
         for k, c in enumerate(classes):
             for _ in range(per_class):
                 tilted = rng.random() < TILTED_SHARE
-                drawn = procedural.maybe_red_five(tileset, c, RED_FIVE_SHARE, rng)  # the group readers' fives
+                drawn = procedural.maybe_red_five(tileset, c, red_share, rng)  # the group readers' fives
                 crop = procedural_crop(drawn, c, rng, None, max_angle=45.0 if tilted else 0.0,
                                        size=FLOWER_STORE, heights=(90, 200))
                 if dark and rng.random() < DARK_INK_SHARE:

@@ -22,7 +22,7 @@ from torch.nn import functional as F
 from training.augment import erase_corners, photometric, rotate_cw
 from training.cls_net import TileNet
 from training.quantize import INT8_READERS, quantize_reader
-from training.train_classifier import crop_cache
+from training.train_classifier import RED_FIVE_SHARE, crop_cache
 from training.train_flower_reader import export_onnx as reader_export
 from training.train_flower_reader import procedural_group, train_time_boxed
 from training.train_flower_reader import start_from as reader_start
@@ -55,9 +55,11 @@ def real_group(cache: dict, classes) -> dict:
     return {"crops": crops, "cls": np.searchsorted(classes, cache["cls"][keep]).astype(np.int64)}
 
 
-def procedural_crops(rng: np.random.Generator, sets: int, per_class: int, classes, held_out: bool = False) -> dict:
-    """Crops of classes from freshly drawn procedural sets (held_out: of the style left out of training)."""
-    data = procedural_group(rng, sets, per_class, classes, held_out)
+def procedural_crops(rng: np.random.Generator, sets: int, per_class: int, classes, held_out: bool = False,
+                     red_share: float = RED_FIVE_SHARE) -> dict:
+    """Crops of classes from freshly drawn procedural sets (held_out: of the style left out of
+    training; red_share of the fives drawn red)."""
+    data = procedural_group(rng, sets, per_class, classes, held_out, red_share)
     return {"crops": data["crops"], "cls": data["cls"]}
 
 
