@@ -63,7 +63,10 @@ def printed(h, w, rng):
             size = rng.uniform(0.04, 0.2) * min(h, w)
             x, y = rng.uniform(0, w - size), rng.uniform(0, h - size)
             font = fonts[int(rng.integers(len(fonts)))]
-            paint_mask(canvas, glyph(text, *font), (x, y, size * len(text), size), colour)
+            try:
+                paint_mask(canvas, glyph(text, *font), (x, y, size * len(text), size), colour)
+            except ValueError:  # a brush font lacks some characters (囍): that print is left out
+                pass
         elif kind < 0.7:
             p1 = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
             p2 = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
@@ -90,7 +93,10 @@ def bold_print(h, w, rng):
         if kind < 0.35 and fonts:
             text = "".join(rng.choice(list("麻將台灣牌局胡東南中發福囍"), int(rng.integers(1, 3))))
             font = fonts[int(rng.integers(len(fonts)))]
-            paint_mask(canvas, glyph(text, *font), (x, y, size * len(text), size), colour)
+            try:
+                paint_mask(canvas, glyph(text, *font), (x, y, size * len(text), size), colour)
+            except ValueError:  # a brush font lacks some characters (囍): that print is left out
+                pass
         elif kind < 0.7:
             cv2.rectangle(canvas, (int(x), int(y)), (int(x + size * rng.uniform(0.6, 2)), int(y + size)),
                           (*colour, 255), -1)
