@@ -101,17 +101,33 @@ def test_exported_ensemble_reads_as_torch_does(tmp_path):
 
 
 def test_adapt_tunes_an_installed_ensemble(tmp_path):
-    """adapt loads whatever classifier is installed and fine-tunes every member through the mean."""
+    """adapt loads whatever classifier is installed: asked for all members, it fine-tunes every
+    member through the mean."""
     import training.adapt as adapt
 
     net = TileEnsemble(_nets())
     torch.save(net.state_dict(), tmp_path / adapt.WEIGHTS_FILE)
-    loaded = adapt.load_net(tmp_path)
+    loaded = adapt.tunable_net(tmp_path, "all")
     assert isinstance(loaded, TileEnsemble)
     before = [m.cls_head.weight.clone() for m in loaded.members]
     crops = (np.random.default_rng(0).random((6, 96, 96, 3)) * 255).astype(np.uint8)
     tuned = adapt.fine_tune(loaded, crops, np.array([0, 0, 1, 1, 2, 2]), epochs=1, steps_per_epoch=2, batch=8)
     assert all(not torch.equal(m.cls_head.weight, w) for m, w in zip(tuned.members, before))
+
+
+def test_adapt_tunes_the_leading_member_alone_by_default(tmp_path):
+    """By default adapt fine-tunes the member serving reads every crop with first
+    (training/ensemble.LEAD), and installs it alone; one network is tuned as it is."""
+    import training.adapt as adapt
+    from training import ensemble
+
+    nets = _nets(n=3)
+    torch.save(TileEnsemble(nets).state_dict(), tmp_path / adapt.WEIGHTS_FILE)
+    lead = adapt.tunable_net(tmp_path)
+    assert isinstance(lead, TileNet) and torch.equal(lead.cls_head.weight, nets[ensemble.LEAD].cls_head.weight)
+    torch.save(nets[0].state_dict(), tmp_path / adapt.WEIGHTS_FILE)
+    one = adapt.tunable_net(tmp_path)
+    assert isinstance(one, TileNet) and torch.equal(one.cls_head.weight, nets[0].cls_head.weight)
 
 
 def test_a_training_round_starts_from_an_ensembles_first_member(tmp_path):

@@ -325,6 +325,11 @@ def test_adapt_learns_relabelled_tiles_and_keeps_previous(tmp_path):
     assert report["installed"] is True
     assert (models / "previous" / "classifier.onnx").read_bytes() == old_onnx
     assert (models / "classifier.onnx").read_bytes() != old_onnx
+    # the shipped ensemble's leading member was tuned, and is installed alone (read on every crop)
+    from training.cls_net import TileNet, load_classifier
+
+    assert report["members"] == "lead" and isinstance(load_classifier(models / "classifier.pt"), TileNet)
+    assert not (models / "classifier_first.onnx").exists()
 
 
 def test_calibration_says_the_printed_number_of_each_flower():

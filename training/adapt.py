@@ -17,6 +17,10 @@ The flower reader is tuned on the flower and season crops too, the character rea
 crops and the suit reader on the 筒 and 條 crops (training/adapt_readers.py).
 Both fine-tunings rehearse every class on procedural tiles drawn in the player's look
 (training/adapt_replay.py), so that five photos lacking a tile do not teach the models to forget it.
+Of an ensemble classifier only the leading member is tuned, and installed alone: on the red adapt
+study it read the test photos as well as the three members tuned through their mean (94.9% after
+`--folder`; 95.4% against 95.6% after `--calibration`) in half the CPU time, and the adapted
+recognizer reads each crop with one network (`--all-members` tunes all three).
 """
 from __future__ import annotations
 
@@ -41,7 +45,7 @@ from training.adapt_verifier import adapt_verifier
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss, replay_for
 from training.augment import photometric, rotate_cw
 from training.calibration import CALIBRATION_ORDER, calibration_labels, calibration_numbers
-from training.cls_net import TileNet, load_classifier
+from training.cls_net import TileEnsemble, TileNet, load_classifier
 from training.dataset import crops_from_pairs, labels_to_xyxy, list_pairs, read_labels
 from training.train_classifier import NO_NUMBER, to_tensor
 from vision.crops import cut_crop, dark_ink, light_ink_set, to_input
@@ -167,8 +171,16 @@ def split_holdout(groups: np.ndarray, share: float, seed: int) -> np.ndarray:
 
 
 def load_net(models_dir: Path) -> torch.nn.Module:
-    """The installed classifier: one TileNet or an ensemble of them (tuned as one)."""
+    """The installed classifier: one TileNet or an ensemble of them."""
     return load_classifier(Path(models_dir) / WEIGHTS_FILE)
+
+
+def tunable_net(models_dir: Path, members: str = "lead") -> torch.nn.Module:
+    """What adapt fine-tunes: the installed classifier's leading member alone (members="lead",
+    the one serving reads every crop with first: training/ensemble.LEAD), installed alone in the
+    ensemble's place; or the whole ensemble through its mean (members="all")."""
+    net = load_net(models_dir)
+    return net.members[ensemble.LEAD] if members == "lead" and isinstance(net, TileEnsemble) else net
 
 
 def install(net: TileNet, models_dir: Path, crops: np.ndarray) -> None:
@@ -194,7 +206,7 @@ def with_dark_ink_looks(models_dir: Path, crops: np.ndarray, cls: np.ndarray, gr
 
 def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np.ndarray, epochs: int = 30,
                 holdout_share: float = 0.25, seed: int = 0, install_if_better: bool = True,
-                numbers: np.ndarray | None = None, rehearse: bool = True) -> dict:
+                numbers: np.ndarray | None = None, rehearse: bool = True, members: str = "lead") -> dict:
     """Fine-tune on crops, compare with the current classifier on held-out crops, maybe install
     (then fine-tuned on all crops, held-out ones included). numbers: the printed number of each
     crop where known (1-4, else 0), for the number head; the class decides what is installed.
@@ -216,14 +228,15 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
     old_acc = accuracy(old, crops[test_idx], cls[test_idx])
     old_num = number_accuracy(old, crops[test_idx], part(test_idx))
     t0, cpu0 = time.time(), time.process_time()
-    new = fine_tune(load_net(models_dir), crops[train_idx], cls[train_idx], epochs=epochs, seed=seed,
+    new = fine_tune(tunable_net(models_dir, members), crops[train_idx], cls[train_idx], epochs=epochs, seed=seed,
                     numbers=part(train_idx), replay=replay)
     new_acc = accuracy(new, crops[test_idx], cls[test_idx])
     new_num = number_accuracy(new, crops[test_idx], part(test_idx))
     installed = bool(install_if_better and new_acc > old_acc)
     refit = installed and held.any()
     if refit:
-        new = fine_tune(load_net(models_dir), crops, cls, epochs=epochs, seed=seed, numbers=nums, replay=replay)
+        new = fine_tune(tunable_net(models_dir, members), crops, cls, epochs=epochs, seed=seed, numbers=nums,
+                        replay=replay)
     if installed:
         install(new, models_dir, crops)
     from training.adapt_readers import KINDS, adapt_reader  # which build on this module's helpers
@@ -236,7 +249,7 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
             "dark_ink_looks": len(crops) > given,
             "held_out_by_photo": bool(held.any()), "old_accuracy": old_acc, "new_accuracy": new_acc,
             "old_number_accuracy": old_num, "new_number_accuracy": new_num,
-            "installed": installed, "installed_trained_on": int(len(cls) if refit else train_idx.sum()),
+            "members": members, "installed": installed, "installed_trained_on": int(len(cls) if refit else train_idx.sum()),
             "seconds": time.time() - t0, "cpu_seconds": time.process_time() - cpu0}
 
 
@@ -315,7 +328,8 @@ def example_numbers(pairs, image_index: np.ndarray) -> np.ndarray:
 
 
 def adapt_folder(models_dir: Path, folder: Path, epochs: int = 30, seed: int = 0, detector: bool = True,
-                 det_epochs: int = DET_EPOCHS, det_imgsz: int | None = None, rehearse: bool = True) -> dict:
+                 det_epochs: int = DET_EPOCHS, det_imgsz: int | None = None, rehearse: bool = True,
+                 members: str = "lead") -> dict:
     """`adapt --folder`: fine-tune on the labelled tiles of a YOLO folder of corrected photos (and
     the number head on the flowers whose printed number the folder's numbers/ files give)."""
     pairs = list_pairs(Path(folder))
@@ -324,13 +338,14 @@ def adapt_folder(models_dir: Path, folder: Path, epochs: int = 30, seed: int = 0
         raise SystemExit(f"no labelled tiles in {folder}")
     numbers = example_numbers(pairs, data["image_index"])
     report = adapt_crops(Path(models_dir), data["crops"], data["cls"], data["image_index"], epochs=epochs, seed=seed,
-                         numbers=numbers if numbers.any() else None, rehearse=rehearse)
+                         numbers=numbers if numbers.any() else None, rehearse=rehearse, members=members)
     return _with_detector(report, models_dir, folder_photos(folder) if detector else [], detector,
                           det_epochs, det_imgsz, seed)
 
 
 def adapt_calibration(models_dir: Path, photo: Path, epochs: int = 30, seed: int = 0, detector: bool = True,
-                      det_epochs: int = DET_EPOCHS, det_imgsz: int | None = None, rehearse: bool = True) -> dict:
+                      det_epochs: int = DET_EPOCHS, det_imgsz: int | None = None, rehearse: bool = True,
+                      members: str = "lead") -> dict:
     """`adapt --calibration`: fine-tune on the 42 tiles of one calibration photo."""
     from vision.model import Recognizer
 
@@ -340,7 +355,7 @@ def adapt_calibration(models_dir: Path, photo: Path, epochs: int = 30, seed: int
     boxes = calibration_boxes(image, Recognizer(models_dir))
     crops, cls = crops_from_calibration(image, None, boxes)
     report = adapt_crops(Path(models_dir), crops, cls, np.zeros(len(cls), np.int64), epochs=epochs, seed=seed,
-                         numbers=calibration_numbers(cls), rehearse=rehearse)
+                         numbers=calibration_numbers(cls), rehearse=rehearse, members=members)
     return _with_detector(report, models_dir, [(image, boxes)], detector, det_epochs, det_imgsz, seed)
 
 
@@ -359,9 +374,11 @@ def main(argv=None) -> int:
                     help="adapt the classifier (and its readers) only: not the detector nor the tile check")
     ap.add_argument("--no-rehearsal", action="store_true",
                     help="fine-tune on your tiles alone, without procedural tiles of every class in their look")
+    ap.add_argument("--all-members", action="store_true",
+                    help="tune every member of the classifier's ensemble through their mean, not the leading one alone")
     args = ap.parse_args(argv)
     det = dict(detector=not args.no_detector, det_epochs=args.det_epochs, det_imgsz=args.det_imgsz,
-               rehearse=not args.no_rehearsal)
+               rehearse=not args.no_rehearsal, members="all" if args.all_members else "lead")
     if args.folder:
         report = adapt_folder(Path(args.models), Path(args.folder), epochs=args.epochs, seed=args.seed, **det)
     else:

@@ -43,9 +43,10 @@ def install(net: torch.nn.Module, models: Path, calibration_crops: np.ndarray, s
     new ensemble id, so a leading member is never read beside another ensemble. Otherwise no
     classifier_first.onnx is left.
 
-    adapt passes cascade=False: it tunes the members through their mean, which teaches the mean
-    the player's set but not each member alone, so a member's sure answer no longer stands for
-    the ensemble's (measured only without the cascade)."""
+    adapt passes cascade=False: asked to tune all members (`adapt --all-members`) it tunes them
+    through their mean, which teaches the mean the player's set but not each member alone, so a
+    member's sure answer no longer stands for the ensemble's (measured only without the cascade).
+    By default it tunes the leading member alone and installs it as one network."""
     models = Path(models)
     torch.save(net.state_dict(), models / "classifier.pt")
     first = models / CLASSIFIER_FIRST_FILE
