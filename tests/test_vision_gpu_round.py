@@ -27,3 +27,32 @@ def test_pack_shrinks_photos_and_keeps_every_second_valid_photo(tmp_path):
     assert first[0] == "0" and np.allclose([float(v) for v in first[1:]], [30 / 640, 35 / 640, 40 / 640, 50 / 640],
                                            atol=1e-5)
 
+
+
+def test_the_saver_keeps_the_best_and_asked_every_epochs_weights(tmp_path):
+    """A round judged by the whole recognizer needs each epoch's weights, not only the one the
+    valid half's mAP picked."""
+    import pytest
+
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("ultralytics")
+    from types import SimpleNamespace
+
+    from training.gpu_round import _saver
+
+    run = tmp_path / "run"
+    run.mkdir()
+    for name in ("best.pt", "last.pt"):
+        torch.save({"model": torch.nn.Linear(2, 2), "optimizer": {"state": 1}, "epoch": 0}, run / name)
+    (run / "results.csv").write_text("epoch,fitness\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    tr = SimpleNamespace(csv=run / "results.csv", best=run / "best.pt", last=run / "last.pt",
+                         best_fitness=0.5, fitness=0.4, epoch=2)
+    _saver("ft", out)(tr)
+    assert sorted(p.name for p in out.iterdir()) == ["ft_results.csv"]  # not the best epoch, not asked for each
+    tr.fitness = 0.5
+    _saver("ft", out, every_epoch=True)(tr)
+    assert sorted(p.name for p in out.iterdir()) == ["ft_best.pt", "ft_epoch3.pt", "ft_results.csv"]
+    assert "optimizer" not in torch.load(out / "ft_epoch3.pt", weights_only=False) or \
+        torch.load(out / "ft_epoch3.pt", weights_only=False)["optimizer"] is None

@@ -14,8 +14,10 @@ in --runs side by side on the one GPU, each time-boxed, starting from --init (th
 models/detector.pt, which travels with the repo) or from scratch, and after every epoch copies
 the best weights so far (optimizer stripped) and results.csv to --out, so that a run cut short
 still returns its best. Back here, each returned .pt is exported (train_detector.export_detector)
-into a copy of models/ and measured with the full pipeline before one is shipped. When no GPU
-can be had, the same pack trains here: `train --runs cpu_ft --device cpu --threads 2`.
+into a copy of models/ and measured with the full pipeline before one is shipped; with
+--every-epoch each epoch's weights come back too, so that the epoch is chosen by the whole
+recognizer on real photos rather than by the valid half's mAP. When no GPU can be had, the same
+pack trains here: `train --runs cpu_ft --device cpu --threads 2`.
 """
 from __future__ import annotations
 
@@ -96,8 +98,10 @@ def _offline_patches() -> None:
     trainer.check_amp = lambda model: True
 
 
-def _saver(name: str, out: Path):
-    """After each saved epoch: results.csv, and the best weights without optimizer state."""
+def _saver(name: str, out: Path, every_epoch: bool = False):
+    """After each saved epoch: results.csv, and the best weights without optimizer state; with
+    every_epoch also each epoch's own weights ({name}_epoch{N}.pt), to be judged by the whole
+    recognizer on real photos (the valid half's mAP rose in rounds whose real photos read worse)."""
     from ultralytics.utils.torch_utils import strip_optimizer
 
     def save(tr):
@@ -106,12 +110,16 @@ def _saver(name: str, out: Path):
             tmp = out / f".{name}_best.pt"
             strip_optimizer(tr.best, str(tmp))
             os.replace(tmp, out / f"{name}_best.pt")
+        if every_epoch and tr.last.exists():
+            tmp = out / f".{name}_last.pt"
+            strip_optimizer(tr.last, str(tmp))
+            os.replace(tmp, out / f"{name}_epoch{tr.epoch + 1}.pt")
 
     return save
 
 
 def train_one(name: str, pack_dir: Path, init: Path, out: Path, minutes: float, workers: int, batch: int,
-              device: str, threads: int = 4) -> None:
+              device: str, threads: int = 4, every_epoch: bool = False) -> None:
     from training import train_detector as td
 
     os.environ["YOLO_OFFLINE"] = "1"
@@ -124,11 +132,11 @@ def train_one(name: str, pack_dir: Path, init: Path, out: Path, minutes: float, 
     td.train_detector(yaml, Path(tempfile.mkdtemp()), minutes / 60, epochs=300, seed=0, threads=threads, workers=workers,
                       resume_from=init if spec["init"] else None, name=name,
                       degrees=spec["degrees"], device=device, batch=batch,
-                      overrides={"amp": True, **spec["overrides"]}, callbacks={"on_model_save": _saver(name, out)})
+                      overrides={"amp": True, **spec["overrides"]}, callbacks={"on_model_save": _saver(name, out, every_epoch)})
 
 
 def train(pack_dir: Path, init: Path, out: Path, minutes: float, names: list[str], batch: int, device: str,
-          threads: int = 4) -> int:
+          threads: int = 4, every_epoch: bool = False) -> int:
     """Run each named round in its own process, side by side; returns how many failed.
 
     Their logs go to a scratch folder (the device returns at most 8 files); the lines that are
@@ -142,7 +150,7 @@ def train(pack_dir: Path, init: Path, out: Path, minutes: float, names: list[str
         cmd = [sys.executable, "-m", "training.gpu_round", "one", name, "--pack", str(pack_dir), "--init", str(init),
                "--out", str(out),
                "--minutes", str(minutes), "--workers", str(workers), "--batch", str(batch), "--device", device,
-               "--threads", str(threads)]
+               "--threads", str(threads)] + (["--every-epoch"] if every_epoch else [])
         with open(logs / f"{name}.log", "w") as log:
             procs.append((name, subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT,
                                                  env={**os.environ, "PYTHONUNBUFFERED": "1"})))
@@ -185,6 +193,8 @@ def main(argv=None) -> int:
         t.add_argument("--batch", type=int, default=32)
         t.add_argument("--device", default="0", help="0: the GPU; cpu: this machine's cores")
         t.add_argument("--threads", type=int, default=4, help="torch threads of each run")
+        t.add_argument("--every-epoch", action="store_true",
+                       help="also keep each epoch's weights, to judge them with the whole recognizer")
     args = ap.parse_args(argv)
     if args.cmd == "pack":
         data = Path(args.data)
@@ -194,10 +204,10 @@ def main(argv=None) -> int:
         return 0
     if args.cmd == "one":
         train_one(args.name, Path(args.pack), Path(args.init), Path(args.out), args.minutes, args.workers, args.batch,
-                  args.device, args.threads)
+                  args.device, args.threads, args.every_epoch)
         return 0
     return train(Path(args.pack), Path(args.init), Path(args.out), args.minutes, args.runs.split(","), args.batch,
-                 args.device, args.threads)
+                 args.device, args.threads, args.every_epoch)
 
 
 if __name__ == "__main__":

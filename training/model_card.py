@@ -579,6 +579,18 @@ cpu_ft --device cpu --threads 2 --minutes 62 --batch 16` (AdamW, lr 0.0005, no w
 1200 new procedural photos, 30% of them on bold dark print or a cloth of the tiles' own colour
 (`scenes.table_top`). It is not shipped: the real photos lost what the drawn ones gained (notes
 below the table), and "after" is the recognizer with it in place of the shipped detector."""},
+    "detector_face_down": {
+        "title": "A detector round with face-down runs, each epoch judged by the whole recognizer, not shipped",
+        "text": """The detector rounds before this one were picked by the valid half's mAP, which rose while the real
+photos read worse. This round kept every epoch's weights (`python -m training.gpu_round train
+--every-epoch`) so that each could be judged by the whole recognizer, and its procedural photos
+showed runs of face-down tiles (`gpu_round pack --face-down`), which no detector round had drawn:
+`pack --pseudo models --procedural 800 --photo-seed 41 --hard-tables 0.3 --face-down 0.3`, then
+`train --runs cpu_ft --device cpu --threads 2 --minutes 50 --batch 16 --every-epoch` (AdamW, lr
+0.0005, no warm-up, 8 epochs in 50 min on two cores shared with an adapt run), fine-tuned from the
+shipped detector on the train photos with pseudo labels and the 800 new photos. Each epoch was
+exported int8 as the shipped one is and put in its place. No epoch kept the pink session (notes);
+"after" is the last epoch."""},
     "adapt_pink": {
         "title": "`adapt --folder` on a real set: five photos of the pink session",
         "text": """The first measure of `adapt` on real photos of a set the models never saw: five of the pink
