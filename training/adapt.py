@@ -250,7 +250,8 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
             "dark_ink_looks": len(crops) > given,
             "held_out_by_photo": bool(held.any()), "old_accuracy": old_acc, "new_accuracy": new_acc,
             "old_number_accuracy": old_num, "new_number_accuracy": new_num,
-            "members": members, "installed": installed, "installed_trained_on": int(len(cls) if refit else train_idx.sum()),
+            "members": members, "installed": installed,
+            "installed_trained_on": int(len(cls) if refit else train_idx.sum()),
             "seconds": time.time() - t0, "cpu_seconds": time.process_time() - cpu0}
 
 

@@ -132,7 +132,8 @@ def train_one(name: str, pack_dir: Path, init: Path, out: Path, minutes: float, 
     td.train_detector(yaml, Path(tempfile.mkdtemp()), minutes / 60, epochs=300, seed=0, threads=threads, workers=workers,
                       resume_from=init if spec["init"] else None, name=name,
                       degrees=spec["degrees"], device=device, batch=batch,
-                      overrides={"amp": True, **spec["overrides"]}, callbacks={"on_model_save": _saver(name, out, every_epoch)})
+                      overrides={"amp": True, **spec["overrides"]},
+                      callbacks={"on_model_save": _saver(name, out, every_epoch)})
 
 
 def train(pack_dir: Path, init: Path, out: Path, minutes: float, names: list[str], batch: int, device: str,
