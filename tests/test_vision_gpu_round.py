@@ -55,3 +55,22 @@ def test_the_saver_keeps_the_best_and_asked_every_epochs_weights(tmp_path):
     _saver("ft", out, every_epoch=True)(tr)
     assert sorted(p.name for p in out.iterdir()) == ["ft_best.pt", "ft_epoch3.pt", "ft_results.csv"]
     assert torch.load(out / "ft_epoch3.pt", weights_only=False).get("optimizer") is None  # stripped
+
+
+def test_pack_passes_what_its_procedural_photos_show(tmp_path, monkeypatch):
+    """gpu_round pack --hard-tables --face-down --table-parts reach the procedural photos."""
+    from training import train_detector
+
+    asked = {}
+
+    def fake_prepare(data_root, artwork, out_dir, **kwargs):
+        asked.update(kwargs)
+        for split in ("train", "valid"):
+            (out_dir / "images" / split).mkdir(parents=True)
+            (out_dir / "labels" / split).mkdir(parents=True)
+
+    monkeypatch.setattr(train_detector, "prepare_detector_data", fake_prepare)
+    pack(tmp_path / "data", tmp_path / "art", tmp_path / "pack", wheels=False, procedural=5, photo_seed=3,
+         hard_tables=0.3, face_down=0.2, table_parts=0.1)
+    assert {k: asked[k] for k in ("procedural", "photo_seed", "hard_tables", "face_down", "table_parts")} == \
+        {"procedural": 5, "photo_seed": 3, "hard_tables": 0.3, "face_down": 0.2, "table_parts": 0.1}

@@ -53,7 +53,8 @@ RUNS = {
 
 def pack(data_root: Path, artwork: Path, out: Path = PACK, seed: int = 0, side: int = 448,
          valid_every: int = 2, pseudo_models: Path | None = None, wheels: bool = True, procedural: int = 0,
-         photo_seed: int | None = None, hard_tables: float = 0.0, face_down: float = 0.0) -> Path:
+         photo_seed: int | None = None, hard_tables: float = 0.0, face_down: float = 0.0,
+         table_parts: float = 0.0) -> Path:
     """Write the dataset (and, with wheels, the ultralytics wheels) under out; returns out."""
     import cv2
 
@@ -68,7 +69,7 @@ def pack(data_root: Path, artwork: Path, out: Path = PACK, seed: int = 0, side: 
             pseudo = detector_boxes(pseudo_models)
         prepare_detector_data(data_root, artwork, Path(tmp) / "det", seed=seed, back_share=0.4, pseudo=pseudo,
                               procedural=procedural, photo_seed=photo_seed, hard_tables=hard_tables,
-                              face_down=face_down)
+                              face_down=face_down, table_parts=table_parts)
         for split in ("train", "valid"):
             for sub in ("images", "labels"):
                 (out / "det" / sub / split).mkdir(parents=True)
@@ -179,6 +180,8 @@ def main(argv=None) -> int:
                    help="share of them on bold dark print or a cloth of the tiles' colour")
     p.add_argument("--face-down", type=float, default=0.0,
                    help="share of them showing a run of tiles face down")
+    p.add_argument("--table-parts", type=float, default=0.0,
+                   help="share of them showing an automatic table's own parts (no tile)")
     p.add_argument("--side", type=int, default=448, help="photos travel this wide")
     for name in ("train", "one"):
         t = sub.add_parser(name)
@@ -201,7 +204,8 @@ def main(argv=None) -> int:
         data = Path(args.data)
         print(pack(data / "rf-chinese-mahjong-detection-v4", data / "artwork", side=args.side,
                    pseudo_models=Path(args.pseudo) if args.pseudo else None, procedural=args.procedural,
-                   photo_seed=args.photo_seed, hard_tables=args.hard_tables, face_down=args.face_down))
+                   photo_seed=args.photo_seed, hard_tables=args.hard_tables, face_down=args.face_down,
+                   table_parts=args.table_parts))
         return 0
     if args.cmd == "one":
         train_one(args.name, Path(args.pack), Path(args.init), Path(args.out), args.minutes, args.workers, args.batch,

@@ -24,15 +24,15 @@ DET_IMGSZ = 416
 def prepare_detector_data(data_root: Path, artwork_root: Path, out_dir: Path, seed: int = 0,
                           back_share: float = 0.4, pseudo=None, procedural: int = 0,
                           photo_seed: int | None = None, closeup_share: float = 0.15, hard_tables: float = 0.0,
-                          face_down: float = 0.0) -> Path:
+                          face_down: float = 0.0, table_parts: float = 0.0) -> Path:
     """Write a one-class YOLO dataset under out_dir; returns the data yaml path.
 
     pseudo, a function image -> (boxes, scores) such as an earlier detector, adds the train
     photos' unlabelled tiles as labels (training.pseudo_labels); valid keeps its labels as published.
     procedural adds that many synthetic photos of procedural tile sets to the train split, drawn
     from photo_seed (default seed: a fine-tuning round given another sees new photos), closeup_share
-    of them close-ups, hard_tables of them on a hard table and face_down of them showing a run of
-    tiles face down (write_procedural_photos).
+    of them close-ups, hard_tables of them on a hard table, face_down of them showing a run of
+    tiles face down and table_parts of them an automatic table's own parts (write_procedural_photos).
     """
     from training.pseudo_labels import unlabelled_tiles
 
@@ -68,7 +68,7 @@ def prepare_detector_data(data_root: Path, artwork_root: Path, out_dir: Path, se
         art = art_faces(artwork_root, out_dir.parent / "svg_faces")
         write_procedural_photos(out_dir / "images" / "train", out_dir / "labels" / "train", procedural,
                                 seed if photo_seed is None else photo_seed, art=art, closeup_share=closeup_share,
-                                hard_tables=hard_tables, face_down=face_down)
+                                hard_tables=hard_tables, face_down=face_down, table_parts=table_parts)
     yaml_path = out_dir / "data.yaml"
     yaml_path.write_text(f"path: {out_dir.resolve()}\ntrain: images/train\nval: images/valid\nnc: 1\nnames:\n  0: tile\n")
     return yaml_path
