@@ -19,9 +19,9 @@ Both fine-tunings rehearse every class on procedural tiles drawn in the player's
 (training/adapt_replay.py), so that five photos lacking a tile do not teach the models to forget it.
 Of an ensemble classifier only the leading member is tuned, and installed alone: on the red adapt
 study it read the test photos as well as the three members tuned through their mean (94.9% after
-`--folder`; 95.4% against 95.6% after `--calibration`) in 537 s against 946 s (218 against 551 s
-after `--calibration`) on two cores, and the adapted recognizer reads each crop with one network
-(`--all-members` tunes all three).
+`--folder`; 95.4% against 95.6% after `--calibration`) in half the CPU time (620 against 1219 s;
+331 against 634 s after `--calibration`) on two cores, and the adapted recognizer reads each crop
+with one network (`--all-members` tunes all three).
 """
 from __future__ import annotations
 
