@@ -48,6 +48,15 @@ def plastic(h, w, rng, colour=None, shine=60):
     return colour + sheen[..., None] * rng.uniform(10, shine) + rng.normal(0, 2, (h, w, 1))
 
 
+def paint_text(canvas: np.ndarray, text: str, font, rect, colour) -> None:
+    """Print text in font over rect of canvas; left out where the font cannot draw it (the brush
+    font kouzan-mouhitsu-gyosho has no 囍, and packing a detector round stopped on it)."""
+    try:
+        paint_mask(canvas, glyph(text, *font), rect, colour)
+    except ValueError:
+        pass
+
+
 def printed(h, w, rng):
     """Printed paper or a mat: lines, blocks and characters (never a tile's outline)."""
     img = np.ones((h, w, 3), np.float32) * rng.uniform(170, 250, 3)
@@ -63,10 +72,7 @@ def printed(h, w, rng):
             size = rng.uniform(0.04, 0.2) * min(h, w)
             x, y = rng.uniform(0, w - size), rng.uniform(0, h - size)
             font = fonts[int(rng.integers(len(fonts)))]
-            try:
-                paint_mask(canvas, glyph(text, *font), (x, y, size * len(text), size), colour)
-            except ValueError:  # a brush font lacks some characters (囍): that print is left out
-                pass
+            paint_text(canvas, text, font, (x, y, size * len(text), size), colour)
         elif kind < 0.7:
             p1 = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
             p2 = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
@@ -93,10 +99,7 @@ def bold_print(h, w, rng):
         if kind < 0.35 and fonts:
             text = "".join(rng.choice(list("麻將台灣牌局胡東南中發福囍"), int(rng.integers(1, 3))))
             font = fonts[int(rng.integers(len(fonts)))]
-            try:
-                paint_mask(canvas, glyph(text, *font), (x, y, size * len(text), size), colour)
-            except ValueError:  # a brush font lacks some characters (囍): that print is left out
-                pass
+            paint_text(canvas, text, font, (x, y, size * len(text), size), colour)
         elif kind < 0.7:
             cv2.rectangle(canvas, (int(x), int(y)), (int(x + size * rng.uniform(0.6, 2)), int(y + size)),
                           (*colour, 255), -1)
