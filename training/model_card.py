@@ -220,7 +220,8 @@ NOT_TILE_RULE = """
 
 
 # the decision studies that added screening rules after the screen study's tables were measured
-SCREEN_DECISIONS = ("blank_check", "straddling_boxes", "verifier_face_down", "verifier_table_parts")
+SCREEN_DECISIONS = ("blank_check", "straddling_boxes", "verifier_face_down", "verifier_table_parts",
+                    "two_doubts")
 
 
 def _screen_section(st: dict | None, later: tuple[str, ...] | list[str] = ()) -> str:
@@ -567,6 +568,16 @@ run of face-down tiles, half of their sets with backs about as dark as the plate
 real tiles (the notes); asked together with the shipped check, p(tile) the geometric mean of the two
 (`CheckEnsemble`, one ONNX file), with `not_tile` unchanged at 0.1, it drops no tile the shipped check
 kept, on any set; `flag_not_tile` went 0.3 -> 0.4 (the notes)."""},
+    "two_doubts": {
+        "title": "Two doubts drop a blank face or a cut tile",
+        "text": """The pink session's last phantoms were flagged, never dropped: an automatic table's dark plates read
+as backs, which the tile check doubts (p(tile) 0.15-0.47) but not below `not_tile` (0.1), and a tile
+cut by the photo's bottom edge. A flag still costs the player a correction. A blank face has
+nothing for the classifier to vouch for, and a cut tile's box is a part of a tile, so for these two
+the tile check's doubt (p(tile) under `flag_not_tile`, 0.5) is now enough together with one other
+doubt: a back or 白板 the detector scores under `blank_drop_score` (0.55) is dropped, and so is a box
+cut by the photo's edge to under `flag_sliver` (0.7) of the photo's typical tile
+(`vision/screen.py`). A face the check doubts on a box of its own is still only flagged."""},
     "detector_hard_tables": {
         "title": "A detector round on hard tables, not shipped",
         "text": """The drawn sets' misses are tiles the detector never boxed: six ivory tiles lying on big dark print, red

@@ -26,14 +26,19 @@ SCREEN_DEFAULTS = {
     "contained": 0.6, "flag_contained": 0.4, "neighbour_below": 0.9,
     # a box within edge_px of the photo's border whose short side is under sliver times the
     # photo's typical tile (median short side of sure boxes clear of the border): dropped;
-    # under flag_sliver times: flagged
+    # under flag_sliver times: flagged, or dropped where the tile check doubts it too
     "edge_px": 2.0, "sliver": 0.5, "flag_sliver": 0.7, "sure_score": 0.25,
     # a blank face (back or 白板) the detector is less sure of than this: flagged
     "blank_min_score": 0.5,
     # the tile check (vision/verifier.py, where the models folder has one): a box it gives
     # p(tile) under not_tile is dropped unless the detector scores it not_tile_sure or more;
-    # under flag_not_tile it is flagged. Asked only about the boxes to_check() names.
+    # under flag_not_tile it is flagged (doubted). Asked only about the boxes to_check() names.
     "not_tile": 0.1, "not_tile_sure": 0.7, "flag_not_tile": 0.5, "not_tile_stretch": 1.0,
+    # a blank face (back or 白板) the detector scores under blank_drop_score and the tile check
+    # doubts: dropped. A blank is the one face the classifier cannot vouch for, so two doubts
+    # together decide it (an automatic table's dark plates at 0.34-0.53; no face-down tile drawn,
+    # of 400, is doubted and under 0.6)
+    "blank_drop_score": 0.55,
     # a box lying across two surer tiles (each holding at least straddle_part of it, together
     # straddle or more): dropped; from flag_straddle: flagged
     "straddle": 0.85, "flag_straddle": 0.7, "straddle_part": 0.2,
@@ -132,10 +137,13 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
     keep &= (scores * p >= float(cfg["drop_below"])) | (scores >= float(cfg["sure_box"]))
 
     # what the tile check sees no whole tile in: print on the table, a ring, a side, a shadow
+    doubted = np.zeros(n, bool)
     if p_tile is not None:
         p_tile = np.where(to_check(scores, aspect, cfg, cls), np.asarray(p_tile, np.float64).reshape(n), 1.0)
         keep &= p_tile >= float(cfg["not_tile"])
-        for i in np.flatnonzero(keep & (p_tile < float(cfg["flag_not_tile"]))):
+        doubted = p_tile < float(cfg["flag_not_tile"])
+        keep &= ~(doubted & ((cls == BACK) | (cls == WHITE)) & (scores < float(cfg["blank_drop_score"])))
+        for i in np.flatnonzero(keep & doubted):
             flag(i, "not like a whole tile")
 
     # boxes inside another tile's box: a face, a stick column, a reflection
@@ -175,7 +183,8 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
     if edge.any() and ref.any():
         tile = float(np.median(short[ref]))
         for i in np.flatnonzero(edge):
-            if short[i] < float(cfg["sliver"]) * tile:
+            # cut to a sliver, or cut and doubted by the tile check: part of a tile
+            if short[i] < float(cfg["sliver"]) * tile or (short[i] < float(cfg["flag_sliver"]) * tile and doubted[i]):
                 keep[i] = False
             elif short[i] < float(cfg["flag_sliver"]) * tile:
                 flag(i, "cut by the photo's edge")
