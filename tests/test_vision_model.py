@@ -1,6 +1,7 @@
 """The shipped tile models on held-out real photos, and the pure logic around them."""
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -161,6 +162,63 @@ def test_a_close_up_in_a_big_photo_is_not_searched_in_quarters():
     rec._quarters = lambda img: asked.append(1) or NOTHING
     rec.detect_with_aspect(image)
     assert asked
+
+
+def test_small_tiles_spread_across_a_photo_are_looked_for_in_its_quarters(shipped_models_with):
+    """Two rows of red tiles about 26 px tall at the detector's input across a 1600 px photo
+    (tests/fixtures/vision-small-tiles-spread): no part of the photo enlarges them, and the
+    first pass found the left half of both rows; the quarters find the rest, and nothing twice."""
+    from training.evaluate import evaluate
+    from vision.model import Recognizer
+
+    photo = ROOT / "tests" / "fixtures" / "vision-small-tiles-spread"
+    out = evaluate(photo, Recognizer(MODELS), progress=False)
+    assert out["labelled_tiles"] == 34 and out["tiles_found"] == 1.0 and out["extras"] == 0
+    zoom = json.loads((MODELS / "recognizer.json").read_text())["inference"]["zoom"]
+    before = evaluate(photo, Recognizer(shipped_models_with("zoom", {**zoom, "grid_below_px": 0})), progress=False)
+    assert before["tiles_found"] <= 0.5
+
+
+def _quarter_recognizer(found_in):
+    """A Recognizer whose detector returns found_in(part) (boxes in the part's pixels, scores)
+    for each part of a 1000 x 1000 photo, the whole photo included."""
+    from vision.model import DEFAULTS, Recognizer
+
+    rec = object.__new__(Recognizer)
+    rec.config = {**DEFAULTS, "zoom_out": None}
+    rec._retry = dict(DEFAULTS["aspect_retry"])
+    rec._detect_once = lambda img, session=None, conf=None: found_in(img)
+    return rec
+
+
+def test_quarters_can_leave_out_tiles_cut_by_a_part_border():
+    # every 600 x 600 quarter finds a box touching its inner border and one well inside it
+    def found_in(part):
+        return np.array([[590, 100, 600, 150], [100, 300, 140, 350]], np.float32), np.array([0.9, 0.8], np.float32)
+
+    rec = _quarter_recognizer(found_in)
+    image = np.zeros((1000, 1000, 3), np.uint8)
+    b, _ = rec._quarters(image, whole_only=True)
+    # in the left quarters (x 0-600) the box at x 590-600 touches the border shared with the right
+    # ones: cut; in the right quarters (x 400-1000) it lies at the photo's own edge: kept
+    assert not ((b[:, 0] == 590) & (b[:, 2] == 600)).any()
+    assert len(rec._quarters(image)[0]) > len(b)
+
+
+def test_tiles_found_in_the_quarters_are_added_only_where_no_box_lies():
+    image = np.zeros((1000, 1000, 3), np.uint8)
+    first = np.array([[100, 100, 120, 128], [130, 100, 150, 128], [160, 100, 180, 128]], np.float32)
+    rec = _quarter_recognizer(lambda part: (first.copy(), np.full(3, 0.9, np.float32)))
+    # 28 px tiles of a 1000 px photo are 11.6 px at 416: small, spread wide
+    quarter_b = np.array([[101, 101, 121, 129], [400, 100, 420, 128], [700, 700, 720, 728]], np.float32)
+    rec._quarters = lambda img, whole_only=False: (quarter_b, np.array([0.9, 0.8, 0.1], np.float32))
+    hint = np.array([[400, 100, 420, 128]], np.float32)  # a box the first pass was unsure of
+    b, s = rec._add_from_quarters(image, first, np.full(3, 0.9, np.float32), 28.0, hint)
+    # the box on a tile found already is not added, nor the unsure one
+    assert b.tolist() == [*first.tolist(), [400, 100, 420, 128]] and s.tolist()[-1] == pytest.approx(0.8)
+    for below_px, hints in ((10.0, hint), (28.0, first[:1] + 1), (28.0, hint[:0])):
+        # tiles big enough; a hint on a tile found already; no hint
+        assert rec._add_from_quarters(image, first, np.full(3, 0.9, np.float32), below_px, hints)[0] is first
 
 
 def test_zoom_region():
@@ -456,7 +514,7 @@ def _fake_closeup_recognizer(first, shrunk_boxes, closeup=None):
     rec._retry = dict(DEFAULTS["aspect_retry"])
     rec.closeup_detector = None if closeup is None else "close-up session"
     rec._closeup = dict(DEFAULTS["closeup_detector"])
-    rec._detect_once = lambda img, session=None: first if session is None else closeup()
+    rec._detect_once = lambda img, session=None, conf=None: first if session is None else closeup()
     rec._detect_shrunk = lambda img, f: shrunk_boxes(f)
     return rec
 
