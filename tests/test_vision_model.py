@@ -164,6 +164,57 @@ def test_a_close_up_in_a_big_photo_is_not_searched_in_quarters():
     assert asked
 
 
+def test_a_hand_a_fifth_of_a_big_photo_is_not_taken_for_a_few_big_tiles(shipped_models_with):
+    """The fixture photos enlarged 2x and placed so that they span a fifth of a 6400 px canvas
+    (as make bench-zoom places them): their tiles are about 9 px tall at the detector's input,
+    and it boxed rows of them as a few tiles too tall for a closer look. The look at the part
+    holding those few boxes finds the tiles."""
+    import cv2
+
+    from training.bench_zoom import ENLARGE, placed
+    from training.dataset import labels_to_xyxy, list_pairs, read_labels
+    from training.evaluate import match_boxes
+    from vision.model import Recognizer
+
+    zoom = json.loads((MODELS / "recognizer.json").read_text())["inference"]["zoom"]
+    recs = {"closer": Recognizer(MODELS), "before": Recognizer(shipped_models_with("zoom", {**zoom, "few_max_sure": 0}))}
+    found, total = {"closer": 0, "before": 0}, 0
+    for i, (img_path, lab_path) in enumerate(list_pairs(FIXTURES)):
+        image = cv2.imread(str(img_path))
+        image = cv2.resize(image, None, fx=ENLARGE, fy=ENLARGE, interpolation=cv2.INTER_CUBIC)
+        canvas, x0, y0 = placed(image, 0.2, np.random.default_rng(i))
+        _, gt = labels_to_xyxy(read_labels(lab_path), image.shape[1], image.shape[0])
+        for name, rec in recs.items():
+            found[name] += len(match_boxes(rec.detect(canvas)[0], gt + np.array([x0, y0, x0, y0], np.float32)))
+        total += len(gt)
+    assert found["closer"] >= 0.85 * total and found["closer"] - found["before"] >= 0.4 * total
+
+
+def test_the_look_at_a_few_boxes_keeps_them_unless_it_finds_more_smaller_ones():
+    from vision.model import DEFAULTS, Recognizer
+
+    image = np.zeros((4000, 4000, 3), np.uint8)
+    rows = np.array([[1000, 1000, 1300, 1100], [1000, 1120, 1300, 1220]], np.float32)  # two "tiles": rows
+    zoom = {**DEFAULTS["zoom"], "grid_below_px": 0.0}
+
+    def recognizer(look):
+        rec = object.__new__(Recognizer)
+        rec.config = dict(DEFAULTS)
+        rec._retry = dict(DEFAULTS["aspect_retry"])
+        rec._detect_once = lambda img, session=None, conf=None: look
+        return rec
+
+    # the part is 1333 px square from (483, 443): twelve 25 x 33 px tiles there
+    tiles = np.array([[520 + 27 * k, 560, 545 + 27 * k, 593] for k in range(12)], np.float32)
+    rec = recognizer((tiles, np.full(12, 0.8, np.float32)))
+    b, s = rec._closer_at_few(image, rows, np.array([0.6, 0.5], np.float32), zoom, 1)  # no look inside it
+    assert len(b) == 12 and b[0].tolist() == [1003, 1003, 1028, 1036]
+    same = np.array([[517, 557, 817, 657], [517, 677, 817, 777], [900, 900, 950, 950]], np.float32)
+    for look in ((same, np.full(3, 0.8, np.float32)), (tiles[:2], np.full(2, 0.8, np.float32))):
+        # as tall as the first pass's boxes, or fewer: the first pass stands
+        assert recognizer(look)._closer_at_few(image, rows, np.array([0.6, 0.5], np.float32), zoom, 2) is None
+
+
 def test_small_tiles_spread_across_a_photo_are_looked_for_in_its_quarters(shipped_models_with):
     """Two rows of red tiles about 26 px tall at the detector's input across a 1600 px photo
     (tests/fixtures/vision-small-tiles-spread): no part of the photo enlarges them, and the

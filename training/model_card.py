@@ -593,6 +593,19 @@ finds there that no first-pass box overlaps are added; boxes touching a quarter'
 left out, since the quarter beside holds that tile whole (`Recognizer._add_from_quarters`). Without
 the hint the quarters were searched on most drawn photos (+40 to +65 ms a photo) for the same
 tiles found."""},
+    "closer_at_few": {
+        "title": "A hand in a corner of a big photo: a closer look at a few big boxes",
+        "text": """`make bench-zoom` had not been run since 2026-11-30. Run again it showed the hand placed in a
+quarter of the photo's side read far worse: 92.6% -> 71.2% of tiles right. Not the int8 detector
+(the float one: 70.8%) but the procedural detector rounds of 2026-12-01: with the 2026-11-30 detector
+and everything else as shipped, 90.0%. At about 10 px a tile at its input, that detector boxes rows
+and clusters of tiles as a few tiles 40-110 px tall, which `zoom_region` then takes for tiles too
+big to look at closer, and which stop the quarters' search (it is for a photo sure of fewer than
+three). Now a big photo (a long side of 3 detector inputs or more) whose first pass is sure of at
+most `zoom.few_max_sure` (6) boxes, lying within half the photo's side (`few_min_gain`), gets a
+look at the square part around them, at most three times closer (`few_max_gain`: a real tile of a
+close-up seen three times closer stays whole); its boxes replace the first pass's there where it is
+sure of more and they are under half as tall (`vision/model.py` `few_part`, `_closer_at_few`)."""},
     "detector_hard_tables": {
         "title": "A detector round on hard tables, not shipped",
         "text": """The drawn sets' misses are tiles the detector never boxed: six ivory tiles lying on big dark print, red

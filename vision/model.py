@@ -68,9 +68,11 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # under grid_below_px spread too wide for one closer look (a hand across the photo) are
             # looked for in the quarters too, where the first pass hints at a tile (a box scored
             # grid_hint_score or more, under det_conf, that no box overlaps), and those no
-            # first-pass box overlaps are added.
+            # first-pass box overlaps are added. A big photo whose first pass is sure of at most
+            # few_max_sure boxes within 1/few_min_gain of its side gets a closer look there (at
+            # most few_max_gain closer): tiles of about 10 px are boxed as rows.
             "zoom": {"below_px": 24, "margin_tiles": 1.5, "min_gain": 1.5, "grid_from": 3.0, "grid_below_px": 28,
-                     "grid_hint_score": 0.05},
+                     "grid_hint_score": 0.05, "few_max_sure": 6, "few_min_gain": 2.0, "few_max_gain": 3.0},
             # A close-up (a tile or three filling the photo) shows tiles far taller than any the
             # detector trained on, and it finds parts of them (a 條 tile's stick columns) or
             # nothing. When a box the detector found is taller than above_px at its input, it
@@ -243,6 +245,31 @@ def zoom_region(boxes: np.ndarray, scores: np.ndarray, shape: tuple[int, int], d
     if max(h, w) / max(x2 - x1, y2 - y1) < min_gain:  # how much larger the tiles would look
         return None
     return x1, y1, x2, y2
+
+
+def few_part(sure: np.ndarray, shape: tuple[int, int], max_sure: int, min_gain: float, max_gain: float
+             ) -> tuple[int, int, int, int] | None:
+    """The square part of an h x w photo (x1, y1, x2, y2) around its first pass's sure boxes,
+    where there are 1 to max_sure of them and they lie within 1/min_gain of the photo's side
+    (grown by a quarter); the part is at least 1/max_gain of that side, so a look at it
+    enlarges at most max_gain times; None otherwise.
+
+    >>> few_part(np.array([[1000, 1000, 1300, 1100]], np.float32), (4000, 4000), 6, 2.0, 3.0)
+    (483, 383, 1816, 1716)
+    >>> few_part(np.array([[0, 0, 3000, 100]], np.float32), (4000, 4000), 6, 2.0, 3.0) is None
+    True
+    """
+    if not 0 < len(sure) <= max_sure:
+        return None
+    h, w = shape
+    x1, y1, x2, y2 = float(sure[:, 0].min()), float(sure[:, 1].min()), float(sure[:, 2].max()), float(sure[:, 3].max())
+    side = 1.25 * max(x2 - x1, y2 - y1)
+    if max(h, w) / max(side, 1.0) < min_gain:
+        return None
+    side = min(max(side, max(h, w) / max_gain), float(max(h, w)))
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    px, py = int(max(0.0, min(w - side, cx - side / 2))), int(max(0.0, min(h - side, cy - side / 2)))
+    return px, py, int(min(w, px + side)), int(min(h, py + side))
 
 
 def new_boxes(candidates: np.ndarray, boxes: np.ndarray, tile_h: float | None = None) -> np.ndarray:
@@ -450,6 +477,9 @@ class Recognizer:
         region = zoom_region(boxes, scores, (h, w), size, sure,
                              float(zoom["below_px"]), float(zoom["margin_tiles"]), float(zoom["min_gain"]))
         if region is None:
+            closer = self._closer_at_few(image, boxes, scores, zoom, depth)
+            if closer is not None:
+                return closer
             return self._add_from_quarters(image, boxes, scores, float(zoom.get("grid_below_px", 0.0)), hints)
         x1, y1, x2, y2 = region
         part = image[y1:y2, x1:x2]
@@ -461,6 +491,35 @@ class Recognizer:
         if (s >= sure).sum() < (scores[inside] >= sure).sum():
             return boxes, scores
         return np.concatenate([boxes[~inside], b]), np.concatenate([scores[~inside], s])
+
+    def _closer_at_few(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, zoom: dict, depth: int
+                       ) -> tuple[np.ndarray, np.ndarray] | None:
+        """A closer look at the few boxes of a big photo (few_part): tiles so small at the
+        detector's input (about 10 px) that it boxed rows and clusters of them as tiles, too
+        tall for zoom_region to call small. The look's boxes replace the first pass's in the part
+        when it is sure of more, and they are under half as tall (rows' tiles, not the same
+        tiles, nor a close-up tile's parts: the look is at most few_max_gain closer); else None."""
+        sure = float(self._retry["sure_score"])
+        h, w = image.shape[:2]
+        if max(h, w) < float(zoom.get("grid_from", 3.0)) * int(self.config["det_imgsz"]):
+            return None
+        part = few_part(boxes[scores >= sure], (h, w), int(zoom.get("few_max_sure", 0)),
+                        float(zoom.get("few_min_gain", 2.0)), float(zoom.get("few_max_gain", 3.0)))
+        if part is None:
+            return None
+        x1, y1, x2, y2 = part
+        shift = np.array([x1, y1, x1, y1], np.float32)
+        b, s = self._detect_once(image[y1:y2, x1:x2])
+        cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+        inside = (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2)
+        first = boxes[inside & (scores >= sure)]
+        if (s >= sure).sum() <= len(first) or \
+                np.median(b[s >= sure, 3] - b[s >= sure, 1]) >= 0.5 * np.median(first[:, 3] - first[:, 1]):
+            return None
+        # and closer again inside the part, as for any small tiles
+        b, s = self._zoom_in(image[y1:y2, x1:x2], b, s, {**zoom, "grid_from": float("inf"), "grid_below_px": 0.0},
+                             depth - 1)
+        return np.concatenate([boxes[~inside], b + shift]), np.concatenate([scores[~inside], s])
 
     def _add_from_quarters(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, below_px: float,
                            hints: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
