@@ -213,6 +213,12 @@ def test_the_look_at_a_few_boxes_keeps_them_unless_it_finds_more_smaller_ones():
     for look in ((same, np.full(3, 0.8, np.float32)), (tiles[:2], np.full(2, 0.8, np.float32))):
         # as tall as the first pass's boxes, or fewer: the first pass stands
         assert recognizer(look)._closer_at_few(image, rows, np.array([0.6, 0.5], np.float32), zoom, 2) is None
+    # a close-up's one tile 600 px tall whose four circles, 200 px, the look finds: at its input
+    # they are 62 px, no small tiles
+    tile = np.array([[1000, 1000, 1450, 1600]], np.float32)
+    circles = np.array([[x, y, x + 200, y + 200] for x in (300, 520) for y in (250, 480)], np.float32)
+    rec = recognizer((circles, np.full(4, 0.8, np.float32)))
+    assert rec._closer_at_few(image, tile, np.array([0.9], np.float32), zoom, 1) is None
 
 
 def test_small_tiles_spread_across_a_photo_are_looked_for_in_its_quarters(shipped_models_with):

@@ -605,7 +605,8 @@ three). Now a big photo (a long side of 3 detector inputs or more) whose first p
 most `zoom.few_max_sure` (6) boxes, lying within half the photo's side (`few_min_gain`), gets a
 look at the square part around them, at most three times closer (`few_max_gain`: a real tile of a
 close-up seen three times closer stays whole); its boxes replace the first pass's there where it is
-sure of more and they are under half as tall (`vision/model.py` `few_part`, `_closer_at_few`)."""},
+sure of more, they are under half as tall and under twice `below_px` (48 px) at its own input (a
+close-up tile's circles seen closer are bigger) (`vision/model.py` `few_part`, `_closer_at_few`)."""},
     "detector_hard_tables": {
         "title": "A detector round on hard tables, not shipped",
         "text": """The drawn sets' misses are tiles the detector never boxed: six ivory tiles lying on big dark print, red

@@ -497,8 +497,9 @@ class Recognizer:
         """A closer look at the few boxes of a big photo (few_part): tiles so small at the
         detector's input (about 10 px) that it boxed rows and clusters of them as tiles, too
         tall for zoom_region to call small. The look's boxes replace the first pass's in the part
-        when it is sure of more, and they are under half as tall (rows' tiles, not the same
-        tiles, nor a close-up tile's parts: the look is at most few_max_gain closer); else None."""
+        when it is sure of more, under half as tall (rows' tiles, not the same tiles) and under
+        twice below_px at its own input (small tiles still, not a close-up tile's circles seen
+        closer; the look is also at most few_max_gain closer); else None."""
         sure = float(self._retry["sure_score"])
         h, w = image.shape[:2]
         if max(h, w) < float(zoom.get("grid_from", 3.0)) * int(self.config["det_imgsz"]):
@@ -513,8 +514,10 @@ class Recognizer:
         cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
         inside = (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2)
         first = boxes[inside & (scores >= sure)]
-        if (s >= sure).sum() <= len(first) or \
-                np.median(b[s >= sure, 3] - b[s >= sure, 1]) >= 0.5 * np.median(first[:, 3] - first[:, 1]):
+        found_h = np.median(b[s >= sure, 3] - b[s >= sure, 1]) if (s >= sure).any() else 0.0
+        # small tiles at the look's own input too: a close-up tile's circles seen closer are not
+        if (s >= sure).sum() <= len(first) or found_h >= 0.5 * np.median(first[:, 3] - first[:, 1]) or \
+                found_h * int(self.config["det_imgsz"]) / max(y2 - y1, x2 - x1) >= 2 * float(zoom["below_px"]):
             return None
         # and closer again inside the part, as for any small tiles
         b, s = self._zoom_in(image[y1:y2, x1:x2], b, s, {**zoom, "grid_from": float("inf"), "grid_below_px": 0.0},
