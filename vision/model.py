@@ -455,7 +455,10 @@ class Recognizer:
         """Second looks at small tiles: on the part of the photo holding them (see zoom_region),
         whose boxes replace the first pass's there when it is sure of at least as many tiles, and
         again inside that part (depth); on the four overlapping quarters of a big photo where the
-        first pass is sure of fewer than min_sure tiles (tiles too small to find at all)."""
+        first pass is sure of fewer than min_sure tiles (tiles too small to find at all). Where no
+        part is worth that look: at the few big boxes of a big photo (_closer_at_few), else in the
+        quarters for small tiles spread wide that the first pass hints at (_add_from_quarters;
+        hints: its boxes under det_conf)."""
         sure, min_sure = float(self._retry["sure_score"]), int(self._retry["min_sure"])
         size = int(self.config["det_imgsz"])
         h, w = image.shape[:2]
