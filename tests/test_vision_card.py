@@ -169,3 +169,11 @@ def test_the_card_names_the_member_that_leads_the_cascade():
     assert "the first member of the ensemble reads every crop" in model_card({**two, "cascade_lead": 0})
     three = {**two, "cls_members": [{"seed": 1}, {"seed": 2}], "cascade_lead": 1}
     assert "the ensemble's member 2 alone" in model_card(three)
+
+
+def test_the_card_says_the_readers_batch_they_train_with():
+    # the card is rendered without torch, so it keeps the readers' batch as a number of its own
+    from training import train_flower_reader, train_group_reader
+    from training.model_card import READER_BATCH
+
+    assert READER_BATCH == train_flower_reader.BATCH == train_group_reader.BATCH

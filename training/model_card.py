@@ -202,6 +202,9 @@ study's KDE set ({st['photos']} test photos, {st['tiles']} tiles, complete label
 """
 
 
+# the batch of the flower and group readers' training (their BATCH): the card is rendered without
+# torch, which importing them would need; a test checks the two agree
+READER_BATCH = 64
 SCREEN_RULES = """- `drop_below` {drop_below}: detector score x class probability under this is dropped, unless the
   detector scores the box `sure_box` {sure_box} or more (then its low confidence flags it);
 - `contained` {contained}: a box this share inside a bigger box the detector is at least as sure of is
@@ -430,7 +433,7 @@ classifier puts in the {text['group']} group (at least half its probability) are
 {cr.get('store')} px and read at {cr.get('input')} px by `{name}.onnx`; its reading joins the classifier's inside
 the group, weighted by `inference.{name}.weight` (0.5; whether the tile is in the group stays the
 classifier's call); only crops the classifier is under `below` (0.9) sure of are read, and a light-ink
-set's crops both as photographed and as dark ink, the two averaged (`both_looks`). Trained {cr.get('train_minutes', 0):.0f} min ({cr.get('steps')} steps of 64, lr {cr.get('lr')}, from the
+set's crops both as photographed and as dark ink, the two averaged (`both_looks`). Trained {cr.get('train_minutes', 0):.0f} min ({cr.get('steps')} steps of {READER_BATCH}, lr {cr.get('lr')}, from the
 {"reader's own weights" if cr.get('init') == 'reader' else "classifier's weights"}): {int(100 * (1 - cr.get('real_share', 0.3)))}% of each batch is {text['tiles']} of 24 procedural sets drawn fresh every
 epoch (never the held-out style), the rest the data set's {cr.get('real_train_crops')} {text['real']} crops, {int(100 * cr.get('corner_erase_share', 0))}% of them with
 two to four corners painted over (where HK sets print their index). The reader alone on crops cut at the
@@ -452,7 +455,7 @@ def _further_rounds(cr: dict) -> str:
                           for k, what in (("valid", "valid split"), ("held_out_style", "held-out style"),
                                           ("seen_styles", "styles seen")))
         lines.append(f"\nThen a further round ({r.get('date')}), from the reader's own weights: "
-                     f"{r.get('train_minutes', 0):.0f} min ({r.get('steps')} steps of 64, lr {r.get('lr')}), "
+                     f"{r.get('train_minutes', 0):.0f} min ({r.get('steps')} steps of {READER_BATCH}, lr {r.get('lr')}), "
                      f"{r.get('data')} The reader alone after it: {after}.\n")
     return "".join(lines)
 
@@ -810,7 +813,7 @@ def _tables_member(t: dict | None) -> str:
 def _reader_rounds(fr: dict) -> str:
     """How long the reader trained: from the classifier's weights, then each further round from its own."""
     rounds = [*fr.get("rounds", []), {k: fr.get(k) for k in ("train_minutes", "steps", "lr", "jitter")}]
-    said = [f"{r.get('train_minutes') or 0:.0f} min ({r.get('steps')} steps of 64, lr {r.get('lr')}"
+    said = [f"{r.get('train_minutes') or 0:.0f} min ({r.get('steps')} steps of {READER_BATCH}, lr {r.get('lr')}"
             + (f", box jitter up to {r['jitter']:g}x the classifier's" if (r.get("jitter") or 1) > 1 else "") + ")"
             for r in rounds]
     return said[0] + " from the classifier's weights" + "".join(
