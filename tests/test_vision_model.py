@@ -191,18 +191,14 @@ def test_a_hand_a_fifth_of_a_big_photo_is_not_taken_for_a_few_big_tiles(shipped_
 
 
 def test_the_look_at_a_few_boxes_keeps_them_unless_it_finds_more_smaller_ones():
-    from vision.model import DEFAULTS, Recognizer
+    from vision.model import DEFAULTS
 
     image = np.zeros((4000, 4000, 3), np.uint8)
     rows = np.array([[1000, 1000, 1300, 1100], [1000, 1120, 1300, 1220]], np.float32)  # two "tiles": rows
     zoom = {**DEFAULTS["zoom"], "grid_below_px": 0.0}
 
     def recognizer(look):
-        rec = object.__new__(Recognizer)
-        rec.config = dict(DEFAULTS)
-        rec._retry = dict(DEFAULTS["aspect_retry"])
-        rec._detect_once = lambda img, session=None, conf=None: look
-        return rec
+        return _quarter_recognizer(lambda part: look)
 
     # the part is 1333 px square from (483, 443): twelve 25 x 33 px tiles there
     tiles = np.array([[520 + 27 * k, 560, 545 + 27 * k, 593] for k in range(12)], np.float32)
@@ -238,7 +234,7 @@ def test_small_tiles_spread_across_a_photo_are_looked_for_in_its_quarters(shippe
 
 def _quarter_recognizer(found_in):
     """A Recognizer whose detector returns found_in(part) (boxes in the part's pixels, scores)
-    for each part of a 1000 x 1000 photo, the whole photo included."""
+    for each part of a photo, the whole photo included."""
     from vision.model import DEFAULTS, Recognizer
 
     rec = object.__new__(Recognizer)

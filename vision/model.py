@@ -247,6 +247,24 @@ def zoom_region(boxes: np.ndarray, scores: np.ndarray, shape: tuple[int, int], d
     return x1, y1, x2, y2
 
 
+def centres_in(boxes: np.ndarray, part: tuple[int, int, int, int]) -> np.ndarray:
+    """Which xyxy boxes have their centre inside part (x1, y1, x2, y2): those a look at the part
+    answers for.
+
+    >>> centres_in(np.array([[0, 0, 10, 10], [20, 0, 40, 10]], np.float32), (0, 0, 20, 20)).tolist()
+    [True, False]
+    """
+    x1, y1, x2, y2 = part
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    return (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2)
+
+
+def inside_part(zoom: dict) -> dict:
+    """The zoom settings for a look inside a part of the photo: neither quarters' search, which
+    is for a whole photo's tiles too small or spread too wide."""
+    return {**zoom, "grid_from": float("inf"), "grid_below_px": 0.0}
+
+
 def few_part(sure: np.ndarray, shape: tuple[int, int], max_sure: int, min_gain: float, max_gain: float
              ) -> tuple[int, int, int, int] | None:
     """The square part of an h x w photo (x1, y1, x2, y2) around its first pass's sure boxes,
@@ -487,10 +505,9 @@ class Recognizer:
         x1, y1, x2, y2 = region
         part = image[y1:y2, x1:x2]
         b, s = self._detect_once(part)
-        b, s = self._zoom_in(part, b, s, {**zoom, "grid_from": float("inf"), "grid_below_px": 0.0}, depth - 1)
+        b, s = self._zoom_in(part, b, s, inside_part(zoom), depth - 1)
         b = b + np.array([x1, y1, x1, y1], np.float32)
-        cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
-        inside = (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2)
+        inside = centres_in(boxes, region)
         if (s >= sure).sum() < (scores[inside] >= sure).sum():
             return boxes, scores
         return np.concatenate([boxes[~inside], b]), np.concatenate([scores[~inside], s])
@@ -514,8 +531,7 @@ class Recognizer:
         x1, y1, x2, y2 = part
         shift = np.array([x1, y1, x1, y1], np.float32)
         b, s = self._detect_once(image[y1:y2, x1:x2])
-        cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
-        inside = (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2)
+        inside = centres_in(boxes, part)
         first = boxes[inside & (scores >= sure)]
         found_h = np.median(b[s >= sure, 3] - b[s >= sure, 1]) if (s >= sure).any() else 0.0
         # small tiles at the look's own input too: a close-up tile's circles seen closer are not
@@ -523,8 +539,7 @@ class Recognizer:
                 found_h * int(self.config["det_imgsz"]) / max(y2 - y1, x2 - x1) >= 2 * float(zoom["below_px"]):
             return None
         # and closer again inside the part, as for any small tiles
-        b, s = self._zoom_in(image[y1:y2, x1:x2], b, s, {**zoom, "grid_from": float("inf"), "grid_below_px": 0.0},
-                             depth - 1)
+        b, s = self._zoom_in(image[y1:y2, x1:x2], b, s, inside_part(zoom), depth - 1)
         return np.concatenate([boxes[~inside], b + shift]), np.concatenate([scores[~inside], s])
 
     def _add_from_quarters(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, below_px: float,
@@ -544,10 +559,11 @@ class Recognizer:
         if tile * int(self.config["det_imgsz"]) / max(h, w) >= below_px or not len(new_boxes(hints, boxes, tile)):
             return boxes, scores
         b, s = self._quarters(image, whole_only=True)
-        new = new_boxes(b[s >= sure], boxes)
+        b, s = b[s >= sure], s[s >= sure]
+        new = new_boxes(b, boxes)
         if not len(new):
             return boxes, scores
-        return np.concatenate([boxes, b[s >= sure][new]]), np.concatenate([scores, s[s >= sure][new]])
+        return np.concatenate([boxes, b[new]]), np.concatenate([scores, s[new]])
 
     def _zoom_out(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, cfg: dict, floor: float,
                   stretched: bool = False) -> tuple[np.ndarray, np.ndarray] | None:
