@@ -259,6 +259,30 @@ def test_a_shipped_reader_reads_a_real_tile_the_classifier_misreads(shipped_mode
     assert without["confusions"] == [{"true": true, "predicted": predicted, "count": 1}]
 
 
+def test_the_suit_readers_share_lets_its_reading_of_a_drawn_six_sticks_decide(shipped_models_with):
+    # A red-bodied 6條 (tests/fixtures/vision-suit-reader-share) the classifier reads 4條 and the
+    # suit reader 6條: averaged at 0.5 the classifier's answer stood, at the shipped 0.6 the reader's.
+    from training.evaluate import evaluate
+    from vision.group_readers import reader_settings
+    from vision.model import Recognizer
+
+    assert json.loads((MODELS / "recognizer.json").read_text())["inference"]["suit_reader"] == \
+        reader_settings("suit_reader")
+    photo = Path(__file__).resolve().parent / "fixtures" / "vision-suit-reader-share"
+    shipped = evaluate(photo, Recognizer(MODELS), progress=False)
+    assert shipped["labelled_tiles"] == 6 and shipped["tiles_right"] == 1.0
+    even = evaluate(photo, Recognizer(shipped_models_with("suit_reader", {**reader_settings("suit_reader"),
+                                                                         "weight": 0.5})), progress=False)
+    assert even["confusions"] == [{"true": "6s", "predicted": "4s", "count": 1}]
+
+
+def test_reader_settings_are_the_defaults_but_where_a_reader_says():
+    from vision.group_readers import DEFAULTS, reader_settings
+
+    assert reader_settings("character_reader") == DEFAULTS
+    assert reader_settings("suit_reader") == {**DEFAULTS, "weight": 0.6}
+
+
 def test_a_readers_unsure_reading_keeps_the_classifiers_group_on_a_real_photo():
     # A 1萬 the classifier puts mostly among the 萬 (1萬 0.42 over 中 0.33): the character reader,
     # unsure, once spread that mass so that 中 came out on top (vision/flowers.py merge).

@@ -610,6 +610,19 @@ look at the square part around them, at most three times closer (`few_max_gain`:
 close-up seen three times closer stays whole); its boxes replace the first pass's there where it is
 sure of more, they are under half as tall and under twice `below_px` (48 px) at its own input (a
 close-up tile's circles seen closer are bigger) (`vision/model.py` `few_part`, `_closer_at_few`)."""},
+    "suit_reader_share": {
+        "title": "The suit reader's share",
+        "text": """The suit reader (`suit_reader.onnx`) reads again the 筒 and 條 tiles the classifier is under 0.9
+sure of, and its probabilities join the classifier's inside the group with a weight. That weight
+was 0.5 for both group readers, swept for the character reader only. On KDE's `traditional` art the
+reader read 6條 (three rows of two sticks) and 4筒 right where the classifier read 4條 and 5筒
+(reader 0.5-0.8 for the right class, the classifier's choice 0.4-0.6 after the average), and the
+average kept the classifier's answer. The weight was swept on every set at hand with the whole
+recognizer (detections cached, everything after them re-run): 0.6 fixed 26 tiles and broke 4 on
+the drawn sets and the adapt studies' test photos, and changed no tile of the valid split or the
+pink session; 0.7 read red bodies (94.5% -> 93.9%), styles seen and face-down tiles worse and
+lost a photo of the valid split. The suit reader's weight is now 0.6 (`vision/group_readers.py`
+`READERS`, recognizer.json `inference.suit_reader.weight`); the character reader's stays 0.5."""},
     "detector_hard_tables": {
         "title": "A detector round on hard tables, not shipped",
         "text": """The drawn sets' misses are tiles the detector never boxed: six ivory tiles lying on big dark print, red

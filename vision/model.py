@@ -22,8 +22,7 @@ from vision.classes import FLOWER_CLASSES
 from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_set, to_input
 from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
 from vision.flowers import READER_FILE, FlowerReader
-from vision.group_readers import DEFAULTS as GROUP_DEFAULTS
-from vision.group_readers import READERS, GroupReader, reader_file
+from vision.group_readers import READERS, GroupReader, reader_file, reader_settings
 from vision.screen import SCREEN_DEFAULTS, inside_share, screen, to_check
 from vision.verifier import VERIFIER_FILE, TileVerifier
 
@@ -114,7 +113,7 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             "flower_reader": dict(FLOWER_DEFAULTS),
             # the group readers' second looks at tiles the classifier puts in the 萬 group and in
             # the 筒 and 條 groups (vision/group_readers.py), likewise averaged with the classifier's
-            **{name: dict(GROUP_DEFAULTS) for name in READERS},
+            **{name: reader_settings(name) for name in READERS},
             # a box read as a back whose face has the colour of the photo's faces is a 白板
             # (vision/blanks.py); null: backs stay as the classifier reads them
             "blank_faces": dict(BLANK_DEFAULTS),
