@@ -23,6 +23,7 @@ from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_
 from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
 from vision.flowers import READER_FILE, FlowerReader
 from vision.group_readers import READERS, GroupReader, reader_file, reader_settings
+from vision.parts import JOIN_DEFAULTS, is_whole_of, part_groups
 from vision.screen import SCREEN_DEFAULTS, inside_share, screen, to_check
 from vision.verifier import VERIFIER_FILE, TileVerifier
 
@@ -118,7 +119,10 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # (vision/blanks.py); null: backs stay as the classifier reads them
             "blank_faces": dict(BLANK_DEFAULTS),
             # phantom boxes (inside another tile, slivers at the edge, unreadable): vision/screen.py
-            "screen": SCREEN_DEFAULTS}
+            "screen": SCREEN_DEFAULTS,
+            # a close tile the detector boxed as its circles or stick columns, joined again where
+            # the box round them reads as that tile (vision/parts.py); null: parts stay tiles
+            "join_parts": dict(JOIN_DEFAULTS)}
 ROTATION_NAMES = ("upright", "sideways", "upside_down", "sideways")  # by quarter turns clockwise
 
 
@@ -764,6 +768,12 @@ class Recognizer:
         scores, the photo's stretch (aspect), class and rotation probabilities, crop turns, and
         the tile check's p(tile) (None without one)."""
         boxes, scores, aspect = self.detect_with_aspect(image)
+        found = self._read_at(image, boxes, scores, aspect)
+        joined = self._join_parts(image, found)
+        return found if joined is None else joined
+
+    def _read_at(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, aspect: float) -> dict:
+        """read()'s result for these boxes and scores of the photo."""
         # a squashed photo's boxes have the wrong shape: turn by the tile's true shape
         cut = [cut_crop(image, b, CROP_STORE, CROP_MARGIN, turned=(b[2] - b[0]) * aspect > b[3] - b[1])
                for b in boxes]
@@ -783,6 +793,35 @@ class Recognizer:
             p_tile[ask] = self.verifier.p_tile(image, boxes[ask], aspect)
         return {"boxes": boxes, "scores": scores, "aspect": aspect, "p_cls": p_cls, "p_rot": p_rot, "p_num": p_num,
                 "turned": turned, "shape": image.shape[:2], "p_tile": p_tile}
+
+    def _join_parts(self, image: np.ndarray, found: dict) -> dict | None:
+        """found with each close tile the detector boxed as its parts (circles, stick columns)
+        as one tile again (vision/parts.py), or None where no group of the tiles the screening
+        keeps is one. Needs the screening and the tile check; "join_parts": null turns it off."""
+        cfg = self.config.get("join_parts")
+        if cfg is None or self._screen is None or self.verifier is None or len(found["boxes"]) < 2:
+            return None
+        kept = np.flatnonzero(screen(found["boxes"], found["scores"], found["p_cls"], found["shape"],
+                                     found["aspect"], self._screen, found["p_tile"])[0])
+        cls = found["p_cls"][kept].argmax(1)
+        groups = part_groups(found["boxes"][kept], cls, found["shape"], cfg)
+        if not groups:
+            return None
+        wholes = np.stack([whole for _, whole in groups])
+        seen = self._read_at(image, wholes, np.ones(len(wholes), np.float32), found["aspect"])
+        p_tile = self.verifier.p_tile(image, wholes, found["aspect"])
+        parts, joined = [], []
+        for k, (members, _) in enumerate(groups):
+            if is_whole_of(int(cls[members[0]]), len(members), seen["p_cls"][k], float(p_tile[k]), cfg):
+                parts += list(kept[members])
+                joined.append(k)
+        if not joined:
+            return None
+        rest = np.setdiff1d(np.arange(len(found["boxes"])), parts)
+        # a joined tile is as sure a box as its surest part
+        scores = [found["scores"][kept[groups[k][0]]].max() for k in joined]
+        return self._read_at(image, np.concatenate([found["boxes"][rest], wholes[joined]]).astype(np.float32),
+                             np.concatenate([found["scores"][rest], scores]).astype(np.float32), found["aspect"])
 
     def recognize(self, image_bgr: np.ndarray) -> list[dict]:
         image = image_bgr if image_bgr.ndim == 3 else cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
