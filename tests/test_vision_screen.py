@@ -42,8 +42,26 @@ def test_screen_drops_a_box_mostly_inside_a_surer_tile_and_flags_a_half_inside_o
 
 
 def test_screen_keeps_the_inner_box_when_it_is_the_surer_one():
-    keep, _ = screen(np.vstack([ROW, [12, 22, 24, 50]]), np.array([0.8, 0.8, 0.4, 0.9]), probs(4), (100, 200))
+    p = np.vstack([probs(3), probs(1, 5)])  # the inner box reads another tile
+    keep, _ = screen(np.vstack([ROW, [12, 22, 24, 50]]), np.array([0.8, 0.8, 0.4, 0.9]), p, (100, 200))
     assert keep.all()
+
+
+def test_one_tile_boxed_twice_keeps_the_surer_reading_whichever_box_is_bigger():
+    # a 1筒's circle boxed inside the 1筒 (drawn close-up 016): both read 1筒
+    tile, circle = [10, 10, 60, 80], [18, 22, 52, 66]
+    boxes = np.array([tile, circle], float)
+    keep, _ = screen(boxes, np.array([0.3, 0.7]), np.vstack([probs(1, 9, 0.6), probs(1, 9, 0.2)]), (200, 200))
+    assert keep.tolist() == [True, False]  # read 0.6 over 0.2, though the detector scored it lower
+    keep, _ = screen(boxes, np.array([0.3, 0.7]), np.vstack([probs(1, 9, 0.3), probs(1, 9, 0.8)]), (200, 200))
+    assert keep.tolist() == [False, True]  # a loose box round a tight one read surer (the tight one
+    # the detector scored lower would be the containment rule's to drop)
+    # read as two tiles, the contained rule alone decides: the surer inner box is kept with it
+    keep, _ = screen(boxes, np.array([0.3, 0.7]), np.vstack([probs(1, 9, 0.6), probs(1, 12, 0.2)]), (200, 200))
+    assert keep.tolist() == [True, True]
+    # overlapping less than same_tile: neighbours, both kept
+    keep, _ = screen(np.array([tile, [45, 10, 95, 80]], float), np.array([0.8, 0.8]), probs(2, 9), (200, 200))
+    assert keep.tolist() == [True, True]
 
 
 def test_screen_keeps_an_overlapping_neighbour_that_reads_its_own_tile_more_surely():
@@ -109,8 +127,9 @@ def test_real_boxes_across_two_tiles_are_no_tiles(shipped_models_with):
     out = evaluate(photo, Recognizer(MODELS), progress=False)
     assert out["tiles_right"] == 1.0 and out["extras"] == 0
     config = json.loads((MODELS / "recognizer.json").read_text())["inference"]["screen"]
-    before = evaluate(photo, Recognizer(shipped_models_with("screen", {**config, "straddle": 2.0, "flag_straddle": 2.0})),
-                      progress=False)
+    # (the 4筒 across a 4筒 is also that tile boxed twice: same_tile off too, to see this rule alone)
+    before = evaluate(photo, Recognizer(shipped_models_with("screen", {**config, "straddle": 2.0, "flag_straddle": 2.0,
+                                                                       "same_tile": 2.0})), progress=False)
     assert before["tiles_right"] == 1.0 and before["extras"] == 2
 
 

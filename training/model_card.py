@@ -224,7 +224,7 @@ NOT_TILE_RULE = """
 
 # the decision studies that added screening rules after the screen study's tables were measured
 SCREEN_DECISIONS = ("blank_check", "straddling_boxes", "verifier_face_down", "verifier_table_parts",
-                    "two_doubts")
+                    "two_doubts", "same_tile")
 
 
 def _screen_section(st: dict | None, later: tuple[str, ...] | list[str] = ()) -> str:
@@ -637,6 +637,19 @@ is a tile of the same suit holding all their circles or sticks and the tile chec
 replaces them (`vision/parts.py`, `Recognizer._join_parts`, `inference.join_parts`; null turns it
 off). Before the tile-holding test, 2x2 blocks of real tiles on the valid split were such groups
 (three 1筒 of one block read as a 4筒 at 0.93); with it no group of real tiles on any set passes."""},
+    "same_tile": {
+        "title": "One tile boxed twice",
+        "text": """The screening drops a box lying mostly inside a bigger box the detector is at least as sure of. A
+close-up 1筒's circle, boxed at 0.72 inside the 1筒's own box at 0.28, was kept beside it: one
+tile twice in the answer. The drawn sets held five such pairs, both boxes read as the same class,
+one at least 0.7 inside the other; in four the smaller box was the labelled tile (the bigger one a
+loose box round it), in one the bigger. In all five the box whose crop the classifier read more
+surely was the labelled one (it learnt tiles framed whole), with or without the join of a close
+tile's parts before it; the detector's score times that probability picked the circle over its
+1筒 where the parts were not joined. Now, of two kept boxes read as the same class with one at
+least `same_tile` (0.7) inside the other, the one the classifier reads less surely is dropped
+(`vision/screen.py`, `inference.screen.same_tile`; over 1 turns it off). Read as two classes, they
+are left to the rules before."""},
     "detector_hard_tables": {
         "title": "A detector round on hard tables, not shipped",
         "text": """The drawn sets' misses are tiles the detector never boxed: six ivory tiles lying on big dark print, red

@@ -39,6 +39,9 @@ SCREEN_DEFAULTS = {
     # together decide it (an automatic table's dark plates at 0.34-0.53; no face-down tile drawn,
     # of 400, is doubted and under 0.6)
     "blank_drop_score": 0.55,
+    # one tile boxed twice: of two boxes read as the same class, one at least same_tile inside the
+    # other, the one the classifier reads less surely is dropped
+    "same_tile": 0.7,
     # a box lying across two surer tiles (each holding at least straddle_part of it, together
     # straddle or more): dropped; from flag_straddle: flagged
     "straddle": 0.85, "flag_straddle": 0.7, "straddle_part": 0.2,
@@ -159,6 +162,16 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
     # surely (a 7條 at 0.98 lay 0.69 inside a box read 4條 at 0.26).
     neighbour = (share < float(cfg["neighbour_below"])) & (cls[None, :] != cls[:, None]) & (p[None, :] < p[:, None])
     keep &= np.where(bigger & ~neighbour, share, 0.0).max(1) < float(cfg["contained"])
+    # the same tile boxed twice, the box of its face or circle inside the box of the whole (or a
+    # loose box round a tight one): the box whose crop the classifier reads more surely frames the
+    # tile as it learnt tiles, whichever is bigger and whatever the detector scored (a circle's box
+    # at 0.72 inside its 1筒's at 0.28; on the drawn sets the smaller box was the labelled tile
+    # four times of five)
+    for i in np.flatnonzero(keep):
+        twin = keep & (cls == cls[i]) & (np.arange(n) != i) & \
+            (np.maximum(share[i], share[:, i]) >= float(cfg["same_tile"])) & (p > p[i])
+        if twin.any():
+            keep[i] = False
 
     # a box lying across two neighbouring tiles, half of each: the detector's guess at the
     # gap between them. A real tile's box overlaps its neighbours' only at the edges (at most
