@@ -1,7 +1,7 @@
 """A close tile boxed as its parts, joined again.
 
 Close up, the detector can box a tile's circles or stick columns one by one: a 4筒 as four 1筒,
-a 6條 as two 3條. Each part is then a tile in the answer, and the tile itself is missed. A group
+a 9條 as three 3條. Each part is then a tile in the answer, and the tile itself is missed. A group
 of boxes is a candidate whole where
 
 - they are read as the same tile of one suit and lie together (gaps under `gap` times their short
@@ -14,7 +14,8 @@ of boxes is a candidate whole where
 The box round a candidate, grown by `grow` each side (the parts lie on the face, the body is
 larger), is read by the classifier and the tile check. The parts become that one tile where the
 classifier is at least `min_p` sure it is a tile of the same suit holding all their circles or
-sticks (a 4筒 for four 1筒, at least a 6條 for two 3條) and the check gives it `min_tile`.
+sticks (a 4筒 for four 1筒, a 9條 for three 3條) and the check gives it `min_tile`. Two columns
+of a 6條 stay apart: each is nearly half the box round both, as two real tiles side by side are.
 
     >>> circles = np.array([[0, 0, 10, 10], [14, 0, 24, 10], [0, 14, 10, 24], [14, 14, 24, 24]], np.float32)
     >>> [([int(i) for i in g], [round(float(v), 1) for v in box])
