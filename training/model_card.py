@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from training.quantize import INT8_READERS
+from vision.group_readers import reader_settings
 
 
 def _pct(v) -> str:
@@ -431,7 +432,7 @@ def _group_section(info: dict, name: str) -> str:
 {text['why']} Tiles the
 classifier puts in the {text['group']} group (at least half its probability) are cut again from the photo at
 {cr.get('store')} px and read at {cr.get('input')} px by `{name}.onnx`; its reading joins the classifier's inside
-the group, weighted by `inference.{name}.weight` (0.5; whether the tile is in the group stays the
+the group, weighted by `inference.{name}.weight` ({reader_settings(name)['weight']}; whether the tile is in the group stays the
 classifier's call); only crops the classifier is under `below` (0.9) sure of are read, and a light-ink
 set's crops both as photographed and as dark ink, the two averaged (`both_looks`). Trained {cr.get('train_minutes', 0):.0f} min ({cr.get('steps')} steps of {READER_BATCH}, lr {cr.get('lr')}, from the
 {"reader's own weights" if cr.get('init') == 'reader' else "classifier's weights"}): {int(100 * (1 - cr.get('real_share', 0.3)))}% of each batch is {text['tiles']} of 24 procedural sets drawn fresh every
