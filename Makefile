@@ -15,7 +15,7 @@ SERVE   := $(VENV)/.stamp-serve
 TRAIN   := $(VENV)/.stamp-train
 DEV     := $(VENV)/.stamp-dev
 
-.PHONY: run test bench bench-app bench-peer bench-adapt bench-zoom bench-pi train train-fonts serve-deps train-deps \
+.PHONY: run test bench bench-app bench-peer bench-adapt bench-zoom bench-pi train train-fonts study-art serve-deps train-deps \
         dev-deps venv system-deps install-service uninstall-service backup clean
 
 $(SERVE): requirements.txt requirements-nodeps.txt
@@ -79,6 +79,12 @@ train-fonts:
 	@test -f /usr/share/fonts/truetype/cwtex/cwfs.ttf && test -f /usr/share/fonts/truetype/arphic/ukai.ttc && \
 	  test -f /usr/share/fonts/truetype/kouzan-mouhitsu/kouzan-mouhitsu.ttf || \
 	  ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends $(TRAIN_FONTS))
+
+# Debian's xmahjongg (GPL-2+): its scan of a real set is a study set never trained on
+# (python -m training.adapt_study --set xmahjongg-real, training/xmahjongg.py).
+study-art:
+	@test -f /usr/share/games/xmahjongg/tiles/real.gif || \
+	  ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends xmahjongg)
 
 train: train-deps train-fonts
 	$(VPY) -m vision train

@@ -87,3 +87,40 @@ def test_calibration_photo_reads_back_in_calibration_order(tileset, seed):
     order = [i for row in rows_of(boxes) for i in row]
     assert tuple(cls[order]) == CALIBRATION_ORDER
     assert (calibration_labels(boxes) == cls).all()
+
+
+def _sheet_gif(path: Path, sheet: dict) -> None:
+    """A GIF laid out as sheet: every cell one grey, 2 x its class + 10."""
+    from PIL import Image
+
+    image = np.full((sheet["ys"][-1], sheet["xs"][-1]), 255, np.uint8)
+    for r, row in enumerate(sheet["rows"]):
+        for c, cls in enumerate(row):
+            image[sheet["ys"][r]:sheet["ys"][r + 1], sheet["xs"][c]:sheet["xs"][c + 1]] = 2 * cls + 10
+    Image.fromarray(image).convert("RGB").save(path)
+
+
+def test_an_xmahjongg_sheet_is_cut_into_the_classes_its_data_names(tmp_path):
+    pytest.importorskip("PIL")
+    from training.xmahjongg import SHEETS, sheet_faces
+
+    sheet = SHEETS["xmahjongg-real"]
+    _sheet_gif(tmp_path / sheet["file"], sheet)
+    faces = sheet_faces("xmahjongg-real", tmp_path)
+    assert sorted(faces) == list(range(42))  # every face class once; the credits' cells are left out
+    for cls, face in faces.items():
+        assert face.shape[2] == 4 and abs(float(face[..., :3].mean()) - (2 * cls + 10)) <= 2, cls
+    with pytest.raises(OSError, match="xmahjongg"):
+        sheet_faces("xmahjongg-real", tmp_path / "none")
+
+
+def test_the_study_composes_photos_of_xmahjonggs_real_set_where_it_is_installed(tmp_path):
+    from training.xmahjongg import TILES_DIR
+
+    if not (TILES_DIR / "real.gif").exists():
+        pytest.skip("Debian's xmahjongg is not installed")
+    tileset = study.load_set(DATA, "xmahjongg-real", tmp_path, 0)
+    assert sorted(tileset["faces"]) == list(range(42)) and tileset["bodies"] == []
+    four, one = (tileset["faces"][k][:70, :50, :3].astype(int) for k in (3, 0))
+    assert np.abs(four - one).mean() > 3  # cells of the grid, not one cell twice
+    assert study.card_key("xmahjongg-real") == "adapt_study:xmahjongg-real"

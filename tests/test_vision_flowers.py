@@ -170,9 +170,14 @@ def test_the_card_says_what_the_last_reader_round_started_from():
     assert _round_start({"before": start}) == ""  # a first round starts from the classifier: said in the table
 
 
-def test_procedural_flowers_carry_their_sets_printed_numbers():
+def test_procedural_flowers_carry_their_sets_printed_numbers(monkeypatch):
     pytest.importorskip("torch")
+    from training import procedural
     from training.train_flower_reader import procedural_flowers
+
+    style = procedural.random_style  # sets that print numbers (one in five prints names alone)
+    monkeypatch.setattr(procedural, "random_style", lambda rng, held_out=False: {**style(rng, held_out),
+                                                                                  "flower_number": True})
 
     try:
         data = procedural_flowers(np.random.default_rng(3), sets=2, per_class=1)

@@ -1,6 +1,7 @@
 """Procedural tile sets, table scenes, the printed-number head's labels and its reading."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -64,7 +65,38 @@ def test_a_tileset_has_every_face_four_bodies_and_its_numbers():
         x, y = body["face_xy"]
         assert body["bgra"][y + h // 2, x + w // 2, 3] == 255  # the face sits on the body
         assert body["bgra"].shape[0] >= h and body["bgra"].shape[1] >= w
-    assert ts["numbers"] == {c: flower_number(c, style) for c in range(34, 42)}
+    assert ts["numbers"] == ({c: flower_number(c, style) for c in range(34, 42)} if style["flower_number"] else {})
+
+
+def test_a_set_that_prints_names_alone_prints_no_number_and_says_so():
+    style = {**random_style(np.random.default_rng(3)), "flower_number": True, "name_corner": 0, "number_corner": 3}
+    with_number = make_tileset(style, np.random.default_rng(4))
+    names_alone = make_tileset({**style, "flower_number": False}, np.random.default_rng(4))
+    assert with_number["numbers"] and names_alone["numbers"] == {}
+    corner = (0.66, 0.72, 0.96, 0.97)  # where this style prints the number
+    for cls in (34, 40):
+        assert _ink(with_number["faces"][cls], corner) > _ink(names_alone["faces"][cls], corner) + 20
+        name = (0.04, 0.03, 0.34, 0.28)
+        assert _ink(names_alone["faces"][cls], name) > 20  # the name stays
+    assert isinstance(random_style(np.random.default_rng(0))["flower_number"], bool)
+
+
+def test_the_flower_reader_learns_a_names_alone_flower_by_its_name(monkeypatch):
+    pytest.importorskip("torch")
+    from training import procedural
+    from training.train_classifier import NO_NUMBER
+    from training.train_flower_reader import procedural_group, read_right
+
+    real_style = procedural.random_style
+
+    def names_alone(rng, held_out=False):
+        return {**real_style(rng, held_out), "flower_number": False}
+
+    monkeypatch.setattr(procedural, "random_style", names_alone)
+    data = procedural_group(np.random.default_rng(0), 1, 1, (34, 41), False, 0.0)
+    assert data["num"].tolist() == [NO_NUMBER, NO_NUMBER]
+    a, y = np.array([0, 1]), np.array([0, 0])  # names read: right, wrong; any number
+    assert read_right(a, np.array([3, 0]), y, data["num"]).tolist() == [True, False]
 
 
 def test_faces_differ_between_classes():
@@ -105,6 +137,24 @@ def test_an_index_goes_in_a_corner_or_in_the_middle_gap():
     assert _ink(gap[four_pin], middle) > _ink(right[four_pin], middle) + 20
     assert _ink(gap[four_pin], corner) < _ink(right[four_pin], corner) - 20
     assert np.array_equal(gap[0], right[0])  # 一萬 has no gap: its index stays in the corner
+
+
+def _ink_rows(face: np.ndarray, part: tuple[float, float]) -> int:
+    """How many pixel rows of the face's band part (top, bottom, as shares of its height) hold ink."""
+    h = face.shape[0]
+    return int((face[int(part[0] * h):int(part[1] * h), :, 3] > 128).any(1).sum())
+
+
+def test_a_squat_hand_presses_the_tall_numerals_and_leaves_one_as_written():
+    style = {**random_style(np.random.default_rng(13)), "index": False, "numeral_height": 1.0}
+    tall = make_tileset(style, np.random.default_rng(14))["faces"]
+    squat = make_tileset({**style, "numeral_height": 0.5}, np.random.default_rng(14))["faces"]
+    top = (0, 0.45)  # the numeral's room above 萬 (split 0.4-0.5)
+    for four in (tall[3], squat[3]):
+        assert _ink_rows(four, top) > 10
+    assert _ink_rows(squat[3], top) < 0.7 * _ink_rows(tall[3], top)  # 四 pressed like an eye
+    assert np.array_equal(squat[0], tall[0])  # 一 is as flat as it gets: drawn the same
+    assert random_style(np.random.default_rng(0)).get("numeral_height", 0) > 0  # every style says
 
 
 def test_a_lattice_white_dragon_keeps_its_middle_empty():
@@ -245,9 +295,20 @@ def test_squashed_procedural_photos_keep_their_boxes_on_the_tiles(tmp_path):
         assert kept.shape == squashed.shape and np.allclose(kept, squashed, atol=2e-3)
 
 
-def test_classifier_crops_carry_the_printed_number():
+def _numbers_printed(monkeypatch, printed: bool) -> None:
+    """Every procedural set drawn from now on prints its flowers' numbers (or names alone)."""
+    from training import procedural
+
+    style = procedural.random_style
+    monkeypatch.setattr(procedural, "random_style", lambda rng, held_out=False: {**style(rng, held_out),
+                                                                                  "flower_number": printed})
+
+
+def test_classifier_crops_carry_the_printed_number(monkeypatch):
     pytest.importorskip("torch")
     from training import train_classifier as tc
+
+    _numbers_printed(monkeypatch, True)
 
     real = {"cls": np.array([0, 40]), "crops": np.zeros((2, 96, 96, 3), np.uint8),
             "turned": np.zeros(2, bool), "aspect": np.full(2, 1.4)}
@@ -260,6 +321,9 @@ def test_classifier_crops_carry_the_printed_number():
     assert all(it[3] in (2, 3) for it in items[3:])
     x = items[3][0]
     assert tuple(x.shape) == (3, 64, 64) and float(x.max()) <= 1.0
+    _numbers_printed(monkeypatch, False)  # a set that prints names alone: no number to learn
+    ds.new_epoch(1)
+    assert [ds[i][3] for i in range(3, len(ds))] == [tc.NO_NUMBER] * 4
 
 
 def test_classifier_sees_light_ink_sets_also_as_dark_ink(monkeypatch):
@@ -310,6 +374,10 @@ def test_style_study_scores_flowers_by_their_printed_number(tmp_path):
     row = style_study.card_summary(study, ["shipped"])["rows"][0]
     assert row["models"] == "shipped" and row["set"] == "held-out" and row["tiles_right"] == r["tiles_right"]
     assert "| models | held-out |" in style_study.format_table(study)
+    # a set that prints names alone: each flower is right as its name's tile under the default set
+    (folder / "numbers.json").write_text(json.dumps({stem: {} for stem in json.loads(numbers)}))
+    names_alone = style_study.score_folder(style_study.ROOT / "models", folder)
+    assert names_alone["flower_tiles"] == r["flower_tiles"] and 0 <= names_alone["flower_tiles_right"] <= 1
 
 
 def test_red_bodied_tiles_are_read_better_also_as_dark_ink():

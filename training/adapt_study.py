@@ -34,6 +34,7 @@ import numpy as np
 from training.compose import compose_photo, write_photo
 from training.dataset import read_labels
 from training.svg_render import SvgDocument, rsvg_available  # noqa: F401 (rsvg_available: tests)
+from training.xmahjongg import SHEETS, sheet_faces
 
 ROOT = Path(__file__).resolve().parent.parent
 KMAHJONGG = "artwork/kmahjongglib"
@@ -44,6 +45,8 @@ SETS = ("traditional",)
 # Procedural sets of the style training leaves out (training/style_study.py), on two bodies
 # the issue names: red with light ink, and ivory.
 PROCEDURAL_SETS = ("procedural-red", "procedural-ivory")
+# Scanned art of Debian's xmahjongg (training/xmahjongg.py): a real Chinese set, never trained on.
+SHEET_SETS = tuple(SHEETS)
 # KDE element id -> class index. Checked by eye on renders of both sets: WIND_1-4 are
 # north, south, east, west; DRAGON_1-3 white, green, red; SEASON_1-4 spring..winter;
 # FLOWER_1-4 plum, orchid, chrysanthemum, bamboo.
@@ -110,7 +113,10 @@ def render_tileset(artwork_root: Path, name: str, out_dir: Path, scale: int = RE
 
 
 def load_set(data_root: Path, set_name: str, work: Path, seed: int) -> dict:
-    """A KDE set (rendered under work) or one of PROCEDURAL_SETS (drawn from the seed)."""
+    """A KDE set (rendered under work), one of SHEET_SETS (its faces on synth's ivory body) or one
+    of PROCEDURAL_SETS (drawn from the seed)."""
+    if set_name in SHEET_SETS:
+        return {"faces": sheet_faces(set_name), "bodies": []}
     if set_name not in PROCEDURAL_SETS:
         return render_tileset(data_root, set_name, work / "tilesets")
     from training import procedural
@@ -346,8 +352,8 @@ def detector_card_summary(r: dict) -> dict:
 
 def card_key(set_name: str) -> str:
     """Where --record keeps a study in recognizer.json: the KDE sets share one section (the last
-    one run), each procedural set has its own."""
-    return f"adapt_study:{set_name}" if set_name in PROCEDURAL_SETS else "adapt_study"
+    one run), each procedural set and each xmahjongg sheet has its own."""
+    return f"adapt_study:{set_name}" if set_name in PROCEDURAL_SETS + SHEET_SETS else "adapt_study"
 
 
 def card_summary(r: dict) -> dict:
@@ -364,6 +370,8 @@ def card_summary(r: dict) -> dict:
                      **({"detector": detector_summary(a["detector"])} if "detector" in a else {})})
     source = (f"A procedural set of the style training leaves out (`{r['set']}`, `training/procedural.py`)"
               if r["set"] in PROCEDURAL_SETS else
+              f"xmahjongg's scan of a real Chinese set (`{r['set']}`, `training/xmahjongg.py`; GPL artwork, "
+              f"read under /tmp only, never shipped or trained on)" if r["set"] in SHEET_SETS else
               f"KDE kmahjongglib set `{r['set']}` (GPL artwork, rendered under /tmp only, never shipped or trained on)")
     description = (f"{source} on synthetic table photos: {b['photos']} test photos, {b['labelled_tiles']} tiles, "
                    f"seed {r['seed']}. The detector finds {b['tiles_found']:.1%} of these tiles, which caps every row.")
@@ -409,8 +417,9 @@ def main(argv=None) -> int:
                     help="folder holding artwork/ and the photos")
     ap.add_argument("--models", default=str(ROOT / "models"), help="shipped models (only copied)")
     ap.add_argument("--work", default="/tmp/adapt-study", help="renders, photos and model copies go here")
-    ap.add_argument("--set", default="traditional", choices=SETS + PROCEDURAL_SETS,
-                    help="kmahjongglib tileset, or a procedural set of the held-out style, to study")
+    ap.add_argument("--set", default="traditional", choices=SETS + PROCEDURAL_SETS + SHEET_SETS,
+                    help="kmahjongglib tileset, a procedural set of the held-out style, or xmahjongg's "
+                         "scanned real set, to study")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", help="write every figure to this file")
     ap.add_argument("--record", action="store_true", help="keep the result in the model card (models/README.md)")

@@ -114,6 +114,13 @@ def random_style(rng: np.random.Generator, held_out: bool | None = False) -> dic
     else:
         style["front"] = FRONT_LIGHT[int(rng.integers(len(FRONT_LIGHT)))].tolist()
         style["back"] = BACK_COLOURS[int(rng.integers(len(BACK_COLOURS)))].tolist()
+    # Some sets write the numeral above 萬 squat, much wider than tall (a 四 like an eye, as the
+    # scanned real set of xmahjongg does): a font's glyph pressed to this share of its room. Drawn
+    # last, so that the style's other choices stay what the same seed gave before.
+    style["numeral_height"] = 1.0 if rng.random() < 0.6 else float(rng.uniform(0.4, 0.8))
+    # One set in five prints a flower's name alone, no number (xmahjongg's scanned set does): its
+    # name, not its picture, then says which flower it is.
+    style["flower_number"] = bool(rng.random() >= 0.2)
     return style
 
 
@@ -254,8 +261,13 @@ class FaceDrawer:
     def characters(self, c, n: int) -> None:
         numeral = self.s["five"] if n == 5 else NUMERALS[n - 1]
         split = self.rng.uniform(0.4, 0.5)
-        self.text(c, numeral, self.box(0.14, 0.05, 0.86, split - 0.02), self.ink["blue"] if not self.s["mono_ink"]
-                  else self.ink["black"], stretch=0.4)
+        mask, stretch = glyph(numeral, *self.font), 0.4
+        mh, mw = mask.shape
+        squat = self.s.get("numeral_height", 1.0)
+        if squat < 1 and mh > 0.5 * mw:  # a squat hand presses the tall numerals; 一 stays as written
+            mask, stretch = cv2.resize(mask, (mw, max(1, int(round(mh * squat)))), interpolation=cv2.INTER_AREA), 0.0
+        paint_mask(c, mask, self.box(0.14, 0.05, 0.86, split - 0.02), self.ink["blue"] if not self.s["mono_ink"]
+                   else self.ink["black"], stretch=stretch)
         self.text(c, "萬", self.box(0.1, split + 0.02, 0.9, 0.95), self.ink["red"], stretch=0.25)
         if self.s["index"]:
             self.index(c, str(n), n - 1)
@@ -451,7 +463,8 @@ class FaceDrawer:
                             col)
 
     def flower(self, c, cls: int) -> None:
-        """A flower or season: a picture, its name and its number, each where the style puts them."""
+        """A flower or season: a picture, its name and (unless the style prints names alone) its number,
+        each where the style puts them."""
         self.picture(c)
         name = SEASONS.get(cls) or PLANTS[cls]
         corners = [(0.04, 0.03), (0.66, 0.03), (0.04, 0.72), (0.66, 0.72)]
@@ -460,6 +473,8 @@ class FaceDrawer:
             else corners[(self.s["name_corner"] + 1) % 4]
         self.text(c, name, self.box(nx, ny, nx + 0.3, ny + 0.25), self.ink["black"] if self.rng.random() < 0.5
                   else self.ink["blue"])
+        if not self.s.get("flower_number", True):
+            return
         n = flower_number(cls, self.s)
         if self.s["number_glyphs"] == "arabic":
             font = LATIN_FONTS[int(self.rng.integers(len(LATIN_FONTS)))]
@@ -570,11 +585,12 @@ def maybe_red_five(tileset: dict, cls: int, share: float, rng: np.random.Generat
 
 
 def make_tileset(style: dict, rng: np.random.Generator, height: int = 128) -> dict:
-    """The style's 42 faces (class -> BGRA uint8), four body views and the numbers its flowers print."""
+    """The style's 42 faces (class -> BGRA uint8), four body views and the numbers its flowers print
+    (none for a style that prints names alone)."""
     drawer = FaceDrawer(style, rng, height)
     faces = {cls: np.clip(drawer.face(cls), 0, 255).astype(np.uint8) for cls in range(42)}
     bodies = [make_body(style, (drawer.h, drawer.w), v, rng) for v in VIEWS]
-    numbers = {cls: flower_number(cls, style) for cls in range(34, 42)}
+    numbers = {cls: flower_number(cls, style) for cls in range(34, 42)} if style.get("flower_number", True) else {}
     return {"faces": faces, "bodies": bodies, "numbers": numbers, "style": style}
 
 

@@ -74,7 +74,7 @@ def score_folder(models_dir: Path, folder: Path, fixed_numbers: dict | None = No
     """Full-pipeline figures on one folder, and flower tiles by their printed number (from the
     folder's numbers.json, or fixed_numbers {class: number} for every photo)."""
     from training.evaluate import read_folder
-    from vision.classes import FLOWER_CLASSES, printed_flower_tile
+    from vision.classes import DEFAULT_TILESET, FLOWER_CLASSES, class_to_tile, printed_flower_tile
     from vision.model import Recognizer
     from vision.pipeline import to_tiles
 
@@ -92,7 +92,8 @@ def score_folder(models_dir: Path, folder: Path, fixed_numbers: dict | None = No
         for g, c in enumerate(g_cls):
             if int(c) in FLOWER_CLASSES:
                 flowers += 1
-                want = printed_flower_tile(int(c), printed[str(int(c))])
+                n = printed.get(str(int(c)))  # none where the set prints names alone: the name decides
+                want = printed_flower_tile(int(c), n) if n else class_to_tile(int(c), DEFAULT_TILESET)
                 p = pred_of.get(g)
                 flowers_right += p is not None and tiles[p]["tile"] == want
                 flowers_right_by_class += p is not None and by_class[p]["tile"] == want

@@ -23,7 +23,8 @@ from training import procedural
 from training.augment import photometric, rotate_cw
 from training.cls_net import TileNet, first_member
 from training.quantize import INT8_READERS, quantize_reader
-from training.train_classifier import DARK_INK_SHARE, REAL_NUMBERS, RED_FIVE_SHARE, crop_cache, lr_at, procedural_crop
+from training.train_classifier import (DARK_INK_SHARE, NO_NUMBER, REAL_NUMBERS, RED_FIVE_SHARE, crop_cache, lr_at,
+                                      procedural_crop)
 from vision.classes import FLOWER_CLASSES
 from vision.crops import dark_ink, to_input
 from vision.flowers import FLOWER_INPUT, FLOWER_STORE
@@ -94,7 +95,8 @@ def procedural_group(rng: np.random.Generator, sets: int, per_class: int, classe
                      red_share: float = RED_FIVE_SHARE) -> dict:
     """Crops of classes (class: their index in classes) from freshly drawn procedural sets
     (held_out: of the style left out of training), with the number each set prints on them
-    (0-3; -1 where it prints none: only flowers and seasons do); red_share of the fives drawn red."""
+    (0-3; NO_NUMBER where it prints none: every other tile, and flowers of a set that prints names
+    alone); red_share of the fives drawn red."""
     crops, cls, num = [], [], []
     for _ in range(sets):
         tileset = procedural.make_tileset(procedural.random_style(rng, held_out=held_out), rng)
@@ -109,7 +111,7 @@ def procedural_group(rng: np.random.Generator, sets: int, per_class: int, classe
                     crop = dark_ink(crop)  # the look the recognizer also takes at a light-ink set
                 crops.append(crop)
                 cls.append(k)
-                num.append(tileset["numbers"].get(c, 0) - 1)
+                num.append(tileset["numbers"][c] - 1 if c in tileset["numbers"] else NO_NUMBER)
     return {"crops": np.stack(crops), "cls": np.array(cls, np.int64), "num": np.array(num, np.int64)}
 
 
@@ -127,8 +129,12 @@ def reader_view(crop: np.ndarray, rng: np.random.Generator, strength: float = 1.
 
 def read_right(a: np.ndarray, c: np.ndarray, y: np.ndarray, k: np.ndarray) -> np.ndarray:
     """Per crop: season or plant (class a against y) and printed number (c against k) both
-    right, what scoring uses."""
-    return ((a < 4) == (y < 4)) & (c == k)
+    right, what scoring uses; on a flower that prints no number (k NO_NUMBER), its name.
+
+    >>> read_right(np.array([0, 4, 1]), np.array([0, 0, 3]), np.array([1, 4, 1]), np.array([0, 1, NO_NUMBER])).tolist()
+    [True, False, True]
+    """
+    return np.where(k == NO_NUMBER, a == y, ((a < 4) == (y < 4)) & (c == k))
 
 
 def batch(pool: dict, real: dict, rng: np.random.Generator, n: int = BATCH, jitter: float = JITTER
@@ -164,8 +170,10 @@ def metrics(net: TileNet, data: dict) -> dict:
     a, c = predict(net, data["crops"])
     y, k = data["cls"], data["num"]
     group = (a < 4) == (y < 4)
+    printed = k != NO_NUMBER
     return {"crops": int(len(y)), "name": float(np.mean(a == y)), "season_or_plant": float(np.mean(group)),
-            "number": float(np.mean(c == k)), "tile": float(np.mean(read_right(a, c, y, k)))}
+            "number": float(np.mean(c[printed] == k[printed])) if printed.any() else float("nan"),
+            "tile": float(np.mean(read_right(a, c, y, k)))}
 
 
 def export_onnx(net: TileNet, path: Path, with_number: bool = True) -> None:
@@ -229,7 +237,9 @@ def train_flower_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes
     def loss_on(pool):
         x, y, k = batch(pool, real, rng, jitter=jitter)
         a, _, c = net(x)
-        return F.cross_entropy(a, y, label_smoothing=0.05) + F.cross_entropy(c, k)
+        loss = F.cross_entropy(a, y, label_smoothing=0.05)
+        # a flower that prints no number teaches its name alone
+        return loss + F.cross_entropy(c, k, ignore_index=NO_NUMBER) if (k != NO_NUMBER).any() else loss
 
     run = train_time_boxed(net, minutes, lr, lambda: procedural_flowers(rng, SETS_PER_EPOCH, CROPS_PER_CLASS_AND_SET),
                            loss_on, work_dir / "flower_reader_last.pt", log,
