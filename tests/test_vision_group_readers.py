@@ -1,5 +1,5 @@
-"""The group readers (vision/group_readers.py: the character reader, 萬, and the suit reader, 筒
-and 條): which crops they read, how a reading joins the classifier's, their training data
+"""The group readers (vision/group_readers.py: the character reader, 萬, the suit reader, 筒
+and 條, and the honour reader, winds, 中 and 發): which crops they read, how a reading joins the classifier's, their training data
 (training/train_group_reader.py) and their adapt (training/adapt_readers.py)."""
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from tests.vision_support import probs
-from vision.classes import CHARACTER_CLASSES, SUIT_CLASSES
+from vision.classes import CHARACTER_CLASSES, HONOUR_CLASSES, SUIT_CLASSES
 from vision.flowers import FLOWER_INPUT, FLOWER_STORE
-from vision.group_readers import READERS, GroupReader, reader_file
+from vision.group_readers import READERS, GroupReader, reader_file, reader_settings
 
 MODELS = Path(__file__).resolve().parent.parent / "models"
 READER_FILE = reader_file("character_reader")
@@ -23,15 +23,17 @@ def CharacterReader(session, settings=None):  # noqa: N802: the character reader
 
 
 class FakeSession:
-    """An ONNX session stand-in that says every crop is 二萬, and records its inputs."""
+    """An ONNX session stand-in that says every crop is one class of its group (二萬 of the 萬
+    unless told), and records its inputs."""
 
-    def __init__(self):
+    def __init__(self, group=CHARACTER_CLASSES, says: int = 1):
         self.inputs = []
+        self.answer = np.eye(len(group), dtype=np.float32)[list(group).index(says)]
 
     def run(self, names, feeds):
         assert names == ["p_cls"]
         self.inputs.append(feeds["image"])
-        return [np.tile(np.eye(9, dtype=np.float32)[1], (len(feeds["image"]), 1))]
+        return [np.tile(self.answer, (len(feeds["image"]), 1))]
 
 
 def test_refine_reads_only_the_wan_group_and_keeps_its_total():
@@ -56,16 +58,11 @@ def test_refine_reads_only_the_wan_group_and_keeps_its_total():
 
 
 def test_the_suit_reader_reads_only_the_circles_and_sticks_group():
-    class SaysSixSticks(FakeSession):
-        def run(self, names, feeds):
-            self.inputs.append(feeds["image"])
-            return [np.tile(np.eye(18, dtype=np.float32)[SUIT_CLASSES.index(23)], (len(feeds["image"]), 1))]
-
     image = np.full((200, 300, 3), 200, np.uint8)
     boxes = np.array([[10, 10, 60, 80], [100, 10, 150, 80], [200, 10, 250, 80]], np.float32)
     # a 6條 read 4條, a 二萬 the classifier is unsure of, a 7筒 with 夏 beside it
     p_cls = probs([{21: 0.6, 23: 0.3, 13: 0.1}, {1: 0.6, 2: 0.4}, {15: 0.55, 35: 0.45}])
-    session = SaysSixSticks()
+    session = FakeSession(SUIT_CLASSES, says=23)  # 6條
     out = GroupReader(session, SUIT_CLASSES).refine(image, boxes, [False] * 3, p_cls)
     assert len(session.inputs) == 1 and len(session.inputs[0]) == 2  # the 條 and the 筒, not the 萬
     assert out.argmax(1).tolist() == [23, 1, 15]
@@ -75,6 +72,19 @@ def test_the_suit_reader_reads_only_the_circles_and_sticks_group():
     assert out[2, 15] == pytest.approx(0.45) and out[2, 23] == pytest.approx(0.275)
     assert out[2, 35] == pytest.approx(0.275)
     assert np.array_equal(out[1], p_cls[1])
+
+
+def test_the_honour_reader_reads_only_the_winds_and_dragons_but_white():
+    image = np.full((200, 400, 3), 200, np.uint8)
+    boxes = np.array([[10, 10, 60, 80], [100, 10, 150, 80], [200, 10, 250, 80], [300, 10, 350, 80]], np.float32)
+    # a 東 read 中, a 白板 the classifier is unsure of, a 二萬, a sure 南
+    p_cls = probs([{31: 0.6, 27: 0.4}, {33: 0.7, 31: 0.3}, {1: 0.6, 2: 0.4}, {28: 0.95, 27: 0.05}])
+    session = FakeSession(HONOUR_CLASSES, says=27)  # 東
+    out = GroupReader(session, HONOUR_CLASSES).refine(image, boxes, [False] * 4, p_cls)
+    assert HONOUR_CLASSES == (27, 28, 29, 30, 31, 32)  # 白板 is a blank face: vision/blanks.py judges it
+    assert len(session.inputs) == 1 and len(session.inputs[0]) == 1  # the 東 alone
+    assert out.argmax(1).tolist() == [27, 33, 1, 28] and out[0, 27] == pytest.approx(0.5 * 0.4 + 0.5)
+    assert np.array_equal(out[1:], p_cls[1:])
 
 
 def test_weight_one_is_the_readers_reading_alone():
@@ -127,7 +137,7 @@ def test_the_exported_reader_gives_probabilities(tmp_path, name):
     assert p.shape == (2, len(READERS[name]["classes"])) and np.allclose(p.sum(1), 1, atol=1e-5)
 
 
-@pytest.mark.parametrize("name, size", [("character_reader", 9), ("suit_reader", 18)])
+@pytest.mark.parametrize("name, size", [("character_reader", 9), ("suit_reader", 18), ("honour_reader", 6)])
 def test_start_from_takes_the_classifiers_group_rows_or_a_readers_own_weights(tmp_path, name, size):
     torch = pytest.importorskip("torch")
     from training.cls_net import first_member
@@ -243,7 +253,8 @@ def test_the_card_describes_the_reader_and_its_figures():
 # its fixture) is read right by the classifier alone since its red-five member, and no
 # real photo is left that the suit reader mends; a drawn red 5條 of the held-out style is.
 MENDED = [("character_reader", "vision-brush-seven-wan", 14, "7m", "5m"),  # a brush 七萬 read 伍萬, IMG_2751
-          ("suit_reader", "vision-red-five-sticks", 26, "5s", "7p")]  # a red 5條 read 7筒, drawn
+          ("suit_reader", "vision-red-five-sticks", 26, "5s", "7p"),  # a red 5條 read 7筒, drawn
+          ("honour_reader", "vision-honour-reader", 3, "east", "red")]  # a light-ink 東 close up read 中, drawn
 
 
 @pytest.mark.parametrize("reader, fixture, labelled, true, predicted", MENDED)
@@ -263,7 +274,6 @@ def test_the_suit_readers_share_lets_its_reading_of_a_drawn_six_sticks_decide(sh
     # A red-bodied 6條 (tests/fixtures/vision-suit-reader-share) the classifier reads 4條 and the
     # suit reader 6條: averaged at 0.5 the classifier's answer stood, at the shipped 0.6 the reader's.
     from training.evaluate import evaluate
-    from vision.group_readers import reader_settings
     from vision.model import Recognizer
 
     assert json.loads((MODELS / "recognizer.json").read_text())["inference"]["suit_reader"] == \
@@ -277,10 +287,11 @@ def test_the_suit_readers_share_lets_its_reading_of_a_drawn_six_sticks_decide(sh
 
 
 def test_reader_settings_are_the_defaults_but_where_a_reader_says():
-    from vision.group_readers import DEFAULTS, reader_settings
+    from vision.group_readers import DEFAULTS
 
     assert reader_settings("character_reader") == DEFAULTS
     assert reader_settings("suit_reader") == {**DEFAULTS, "weight": 0.6}
+    assert reader_settings("honour_reader") == DEFAULTS
 
 
 def test_a_readers_unsure_reading_keeps_the_classifiers_group_on_a_real_photo():
@@ -305,10 +316,12 @@ def test_a_readers_unsure_reading_keeps_the_classifiers_group_on_a_real_photo():
     assert out["labelled_tiles"] == 9 and out["tiles_right"] == 1.0 and out["confusions"] == []
 
 
-def test_the_shipped_models_include_the_suit_reader():
+def test_the_shipped_models_include_every_group_reader():
     from vision.model import Recognizer
 
-    assert list(Recognizer(MODELS, threads=1).group_readers) == ["character_reader", "suit_reader"]
+    assert list(Recognizer(MODELS, threads=1).group_readers) == ["character_reader", "suit_reader", "honour_reader"]
+    config = json.loads((MODELS / "recognizer.json").read_text())["inference"]
+    assert all(config[name] == reader_settings(name) for name in READERS)  # as make train writes them
 
 
 def test_a_light_ink_sets_crops_are_read_in_both_looks_unless_told_otherwise():

@@ -406,6 +406,12 @@ GROUP_READER_TEXT = {
                "of three or in three rows of two), and on drawn sets of styles never seen the classifier read 6條 as 4條\n"
                "more often than it made any other error.",
         "classes": "18 classes (1p-9p, 1s-9s)", "group": "筒 and 條", "tiles": "筒 and 條 tiles", "key": "suit", "real": "real 筒 and 條"},
+    "honour_reader": {
+        "title": "Winds, 中 and 發 (the honour reader)",
+        "why": "Each set writes 東南西北, 中 and 發 in its own hand too, and on drawn close-ups of light ink the classifier\n"
+               "read 東 as 中 and 南 as 發.",
+        "classes": "6 classes (東南西北 中 發)", "group": "winds, 中 and 發", "tiles": "winds, 中 and 發",
+        "key": "hon", "real": "real winds, 中 and 發"},
 }
 
 
@@ -443,7 +449,7 @@ labelled boxes:
 | valid split, {text['real']} (crops) | procedural sets, held-out style | procedural sets, styles seen |
 |---|---|---|
 | {crops} |
-{_further_rounds(cr)}{table}
+{_further_rounds(cr)}{table}{chr(10) + cr["note"] + chr(10) if cr.get("note") else ""}
 """
 
 
@@ -1004,9 +1010,9 @@ with the crop's own turn this gives upright / upside_down / sideways.
 Training time of the shipped models on this 2-core CPU, every round counted: detector
 {_total_minutes(info)[0]:.0f} min{_gpu_minutes(info)}, classifier {_total_minutes(info)[1]:.0f} min. `make train` (`python -m vision train`
 with its defaults) rebuilds every model from scratch in one sitting: a 0.8 h detector budget, a 35 min classifier
-budget and a 40 min budget for each of its two further members, a 30 min flower reader budget, a 25 min character reader budget, a 40 min suit reader budget, the tile check (900 photos drawn
+budget and a 40 min budget for each of its two further members, a 30 min flower reader budget, a 25 min character reader budget, a 40 min suit reader budget, a 25 min honour reader budget, the tile check (900 photos drawn
 and mined, about 40 min, then a 20 min budget), the close-up detector (1 h from the detector just trained, with
-500 new procedural photos, 35% of them close-ups) and the evaluation, about 6.5 h on two cores; `--det-init` / `--cls-init` add fine-tuning rounds.
+500 new procedural photos, 35% of them close-ups) and the evaluation, about 7 h on two cores; `--det-init` / `--cls-init` add fine-tuning rounds.
 
 Inference (`recognizer.json`): detector score >= {info.get('det_conf', 0.2)}, NMS IoU 0.5. When the first pass finds
 few sure, tile-shaped boxes (a photo squashed in width or height, as the publisher's 640x640 resize left

@@ -24,7 +24,8 @@ ARTWORK = "artwork"
 # the group readers' options (vision/group_readers.py): option prefix -> (reader, its name in the
 # help, default minutes)
 GROUP_READER_OPTIONS = {"char": ("character_reader", "character reader", 25.0),
-                        "suit": ("suit_reader", "suit reader (筒 and 條)", 40.0)}
+                        "suit": ("suit_reader", "suit reader (筒 and 條)", 40.0),
+                        "honour": ("honour_reader", "honour reader (winds, 中 and 發)", 25.0)}
 
 def parse(argv):
     ap = argparse.ArgumentParser(prog="python -m vision train", description=__doc__)

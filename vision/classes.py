@@ -24,6 +24,7 @@ PLANT_CLASSES = (38, 39, 40, 41)  # 梅蘭菊竹: 5f-8f by their printed number
 FLOWER_CLASSES = SEASON_CLASSES + PLANT_CLASSES
 CHARACTER_CLASSES = tuple(range(9))  # 1m-9m (萬): the numeral above 萬 is what each set writes its own way
 SUIT_CLASSES = tuple(range(9, 27))  # 1p-9p (筒) and 1s-9s (條): circles and sticks each set draws its own way
+HONOUR_CLASSES = tuple(range(27, 33))  # 東南西北 紅中 發: characters each set writes its own way (白板 is a blank face)
 
 
 def _load_classes() -> tuple[dict, ...]:

@@ -7,8 +7,10 @@ is unsure of, by a network that reads only that group.
 - The suit reader reads circles and sticks (1p-9s). Sets draw them in their own shapes and lay
   them out their own ways (6條 in two rows of three or three rows of two); on drawn sets of
   styles never seen the classifier read 6條 as 4條 most often of all its errors.
+- The honour reader reads the winds, 中 and 發 (東南西北 紅中 發): sets write them in their own hand
+  too, and on drawn close-ups of light ink the classifier read 東 as 中 and 南 as 發.
 
-Both are trained mostly on procedural sets drawn in many styles (training/train_group_reader.py)
+All three are trained mostly on procedural sets drawn in many styles (training/train_group_reader.py)
 and read at the flower reader's larger crop. A reader's probabilities join the classifier's
 inside its group, weighted by `weight`, as the flower reader's do (vision/flowers.py merge);
 whether a tile is in the group stays the classifier's call.
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.classes import CHARACTER_CLASSES, SUIT_CLASSES
+from vision.classes import CHARACTER_CLASSES, HONOUR_CLASSES, SUIT_CLASSES
 from vision.flowers import FLOWER_INPUT, FLOWER_STORE, in_group, merge, read_rows
 
 # Each reader: its key in recognizer.json's inference settings (and its file name, .onnx) -> the
@@ -34,7 +36,8 @@ from vision.flowers import FLOWER_INPUT, FLOWER_STORE, in_group, merge, read_row
 # 86.5% -> 88.3% of tiles right (its 6條 and 4筒 the reader reads right and the classifier not), the
 # red adapt study 96.3% -> 96.5%, real photos unchanged; at 0.7 red bodies and styles seen read worse.
 READERS = {"character_reader": {"classes": CHARACTER_CLASSES, "settings": {}},
-           "suit_reader": {"classes": SUIT_CLASSES, "settings": {"weight": 0.6}}}
+           "suit_reader": {"classes": SUIT_CLASSES, "settings": {"weight": 0.6}},
+           "honour_reader": {"classes": HONOUR_CLASSES, "settings": {}}}
 # weight: the reader's share inside the group; swept 0.3 / 0.5 / 0.7 for the character reader on the
 # detector's boxes of the valid split, a real set never trained on and the style study's drawn sets
 # (2026-12-03): 0.5 read best or level on every one. below: only crops the classifier is less sure
