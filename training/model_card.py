@@ -385,11 +385,17 @@ def _group_rows(info: dict) -> str:
     """The group readers' rows of the files table."""
     return "".join(
         f"| `{name}.onnx` | the classifier's network with {text['classes']}, started from the classifier's "
-        f"weights (`training/train_group_reader.py`), {_reader_precision(name)}: "
+        f"weights (`training/train_group_reader.py`){_members(info[name])}, {_reader_precision(name)}: "
         f"run only on crops the classifier "
         f"puts in the {text['group']} group and is unsure of (`vision/group_readers.py`) | as `flower_reader.onnx` | "
         f"{info.get(f'{name}_mb', 0):.1f} MB |\n"
         for name, text in GROUP_READER_TEXT.items() if info.get(name))
+
+
+def _members(reader: dict) -> str:
+    """How many rounds of a reader are read together (a TileEnsemble), where more than one."""
+    n = reader.get("members", 1)
+    return f", {n} rounds of it read together, their probabilities averaged" if n > 1 else ""
 
 
 # what the card says of each group reader: its section's title, why it reads, its classes, its

@@ -21,7 +21,7 @@ from torch.nn import functional as F
 
 from training import procedural
 from training.augment import photometric, rotate_cw
-from training.cls_net import TileNet, first_member
+from training.cls_net import TileEnsemble, TileNet, first_member, member_count, member_state
 from training.quantize import INT8_READERS, quantize_reader
 from training.train_classifier import (DARK_INK_SHARE, NO_NUMBER, REAL_NUMBERS, RED_FIVE_SHARE, crop_cache, lr_at,
                                       procedural_crop)
@@ -69,16 +69,28 @@ def from_classifier(path: Path | None, classes=FLOWER_CLASSES) -> TileNet:
     return net
 
 
-def start_from(path: Path | None, classes=FLOWER_CLASSES) -> TileNet:
-    """The reader's starting point: a reader's own weights (a further round), or
-    from_classifier's network made from a classifier's weights (or fresh ones without a path)."""
+def start_from(path: Path | None, classes=FLOWER_CLASSES) -> TileNet | TileEnsemble:
+    """The reader's starting point: a reader's own weights (a further round; a TileEnsemble
+    where the reader is one of rounds read together), or from_classifier's network made from a
+    classifier's weights (or fresh ones without a path)."""
     if path is not None:
         state = torch.load(path, map_location="cpu")
-        if state.get("cls_head.weight") is not None and state["cls_head.weight"].shape[0] == len(classes):
-            net = from_classifier(None, classes)
-            net.load_state_dict(state)
-            return net
+        if member_count(state) and _is_reader(member_state(state, 0), classes):
+            return TileEnsemble([_reader(member_state(state, i), classes) for i in range(member_count(state))])
+        if _is_reader(state, classes):
+            return _reader(state, classes)
     return from_classifier(path, classes)
+
+
+def _is_reader(state: dict, classes) -> bool:
+    """Whether state is a reader's of classes (its class head one row a class), not a classifier's."""
+    return state.get("cls_head.weight") is not None and state["cls_head.weight"].shape[0] == len(classes)
+
+
+def _reader(state: dict, classes) -> TileNet:
+    net = from_classifier(None, classes)
+    net.load_state_dict(state)
+    return net
 
 
 def real_flowers(cache: dict) -> dict:
