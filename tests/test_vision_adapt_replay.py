@@ -9,6 +9,7 @@ pytest.importorskip("PIL")
 
 from training import procedural  # noqa: E402
 from training.adapt_replay import player_look, replay_for, replay_tiles  # noqa: E402
+from tests.vision_support import flowers_print_numbers  # noqa: E402
 from vision.crops import CROP_STORE, face  # noqa: E402
 
 fonts = pytest.mark.skipif(not procedural.font_families(), reason="no CJK font of training/fonts.json installed")
@@ -35,8 +36,11 @@ def test_the_look_is_the_faces_ground_and_its_ink_on_either_polarity():
 
 
 @fonts
-def test_rehearsal_draws_every_class_on_the_players_ground_with_the_numbers_printed():
+def test_rehearsal_draws_every_class_on_the_players_ground_with_the_numbers_printed(monkeypatch):
     look = {"ground": [40, 40, 180], "ink": [240, 240, 240], "light_ink": False}
+    flowers_print_numbers(monkeypatch, False)  # a set that prints names alone: no number known
+    assert (replay_tiles(look, seed=0, sets=1, per_class=1)["numbers"] == 0).all()
+    flowers_print_numbers(monkeypatch, True)
     tiles = replay_tiles(look, seed=0, sets=2, per_class=1)
     assert tiles["crops"].shape == (84, CROP_STORE, CROP_STORE, 3)
     assert tiles["cls"].tolist() == list(range(42)) * 2

@@ -172,12 +172,10 @@ def test_the_card_says_what_the_last_reader_round_started_from():
 
 def test_procedural_flowers_carry_their_sets_printed_numbers(monkeypatch):
     pytest.importorskip("torch")
-    from training import procedural
+    from tests.vision_support import flowers_print_numbers
     from training.train_flower_reader import procedural_flowers
 
-    style = procedural.random_style  # sets that print numbers (one in five prints names alone)
-    monkeypatch.setattr(procedural, "random_style", lambda rng, held_out=False: {**style(rng, held_out),
-                                                                                  "flower_number": True})
+    flowers_print_numbers(monkeypatch, True)  # one set in five would print names alone
 
     try:
         data = procedural_flowers(np.random.default_rng(3), sets=2, per_class=1)

@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("PIL")
 ROOT = Path(__file__).resolve().parent.parent
 
+from tests.vision_support import flowers_print_numbers  # noqa: E402
 from training import scenes  # noqa: E402
 from training.procedural import LEAVE_OUT, flower_number, font_families, make_tileset, random_style  # noqa: E402
 
@@ -83,16 +84,10 @@ def test_a_set_that_prints_names_alone_prints_no_number_and_says_so():
 
 def test_the_flower_reader_learns_a_names_alone_flower_by_its_name(monkeypatch):
     pytest.importorskip("torch")
-    from training import procedural
     from training.train_classifier import NO_NUMBER
     from training.train_flower_reader import procedural_group, read_right
 
-    real_style = procedural.random_style
-
-    def names_alone(rng, held_out=False):
-        return {**real_style(rng, held_out), "flower_number": False}
-
-    monkeypatch.setattr(procedural, "random_style", names_alone)
+    flowers_print_numbers(monkeypatch, False)
     data = procedural_group(np.random.default_rng(0), 1, 1, (34, 41), False, 0.0)
     assert data["num"].tolist() == [NO_NUMBER, NO_NUMBER]
     a, y = np.array([0, 1]), np.array([0, 0])  # names read: right, wrong; any number
@@ -295,20 +290,11 @@ def test_squashed_procedural_photos_keep_their_boxes_on_the_tiles(tmp_path):
         assert kept.shape == squashed.shape and np.allclose(kept, squashed, atol=2e-3)
 
 
-def _numbers_printed(monkeypatch, printed: bool) -> None:
-    """Every procedural set drawn from now on prints its flowers' numbers (or names alone)."""
-    from training import procedural
-
-    style = procedural.random_style
-    monkeypatch.setattr(procedural, "random_style", lambda rng, held_out=False: {**style(rng, held_out),
-                                                                                  "flower_number": printed})
-
-
 def test_classifier_crops_carry_the_printed_number(monkeypatch):
     pytest.importorskip("torch")
     from training import train_classifier as tc
 
-    _numbers_printed(monkeypatch, True)
+    flowers_print_numbers(monkeypatch, True)
 
     real = {"cls": np.array([0, 40]), "crops": np.zeros((2, 96, 96, 3), np.uint8),
             "turned": np.zeros(2, bool), "aspect": np.full(2, 1.4)}
@@ -321,7 +307,7 @@ def test_classifier_crops_carry_the_printed_number(monkeypatch):
     assert all(it[3] in (2, 3) for it in items[3:])
     x = items[3][0]
     assert tuple(x.shape) == (3, 64, 64) and float(x.max()) <= 1.0
-    _numbers_printed(monkeypatch, False)  # a set that prints names alone: no number to learn
+    flowers_print_numbers(monkeypatch, False)  # a set that prints names alone: no number to learn
     ds.new_epoch(1)
     assert [ds[i][3] for i in range(3, len(ds))] == [tc.NO_NUMBER] * 4
 

@@ -11,3 +11,13 @@ def probs(rows: list[dict[int, float]]) -> np.ndarray:
         for c, v in row.items():
             p[i, c] = v
     return p
+
+
+def flowers_print_numbers(monkeypatch, printed: bool) -> None:
+    """Every procedural set drawn from now on prints its flowers' numbers, or (printed False) their
+    names alone, whatever its seed draws (one style in five prints names alone)."""
+    from training import procedural
+
+    style = procedural.random_style
+    monkeypatch.setattr(procedural, "random_style", lambda rng, held_out=False: {**style(rng, held_out),
+                                                                                  "flower_number": printed})
