@@ -73,8 +73,7 @@ def score(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, copies: int 
     with torch.no_grad():
         a, _, c = net(jittered(crops, pick, rng))
     a, c, y, k = a.argmax(1).numpy(), c.argmax(1).numpy(), cls[pick], num[pick]
-    right = np.where(k != NO_NUMBER, read_right(a, c, y, k), a == y)
-    return float(right.mean())
+    return float(read_right(a, c, y, k).mean())
 
 
 def fine_tune(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, steps: int = 150, batch: int = 32,

@@ -37,7 +37,9 @@ def sheet_faces(name: str, tiles_dir: Path = TILES_DIR) -> dict[int, np.ndarray]
     """The 42 faces (class -> BGRA) of sheet `name`; OSError when xmahjongg is not installed."""
     sheet = SHEETS[name]
     path = Path(tiles_dir) / sheet["file"]
-    image = _read_gif(path)
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)  # the pinned OpenCV (4.12) reads GIFs
+    if image is None:
+        raise OSError(f"no {path}: install Debian's xmahjongg (apt-get install xmahjongg) for this study")
     lead, trail = sheet["rim"]
     xs, ys = sheet["xs"], sheet["ys"]
     faces = {}
@@ -47,16 +49,3 @@ def sheet_faces(name: str, tiles_dir: Path = TILES_DIR) -> dict[int, np.ndarray]
             faces[cls] = cv2.cvtColor(cell, cv2.COLOR_BGR2BGRA)
     return faces
 
-
-def _read_gif(path: Path) -> np.ndarray:
-    """A GIF as BGR (OpenCV reads GIFs only in some builds)."""
-    if not path.exists():
-        raise OSError(f"no {path}: install Debian's xmahjongg (apt-get install xmahjongg) for this study")
-    capture = cv2.VideoCapture(str(path))
-    ok, frame = capture.read()
-    capture.release()
-    if ok and frame is not None:
-        return frame
-    from PIL import Image  # a training dependency (ultralytics brings it)
-
-    return cv2.cvtColor(np.asarray(Image.open(path).convert("RGB")), cv2.COLOR_RGB2BGR)
