@@ -1,5 +1,5 @@
 """The examples in vision/'s docstrings (screen rules, readers' merge, blank faces) stay true:
-`make test` runs the doctests of tests/ and engine/ only."""
+`make test` runs the doctests of tests/ and engine/ only; adapt's are run here too."""
 from __future__ import annotations
 
 import doctest
@@ -20,3 +20,11 @@ def test_vision_docstring_examples(name):
     result = doctest.testmod(importlib.import_module(f"vision.{name}"))
     assert result.failed == 0
     assert result.attempted > 0 or name not in WITH_EXAMPLES
+
+
+@pytest.mark.parametrize("name", ["training.adapt", "training.adapt_study"])
+def test_adapt_docstring_examples(name):
+    """adapt's held check (its parts, how they pool) and how the study words it."""
+    pytest.importorskip("torch")
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.failed == 0 and result.attempted > 0

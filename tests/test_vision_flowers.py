@@ -208,14 +208,51 @@ def test_adapt_tunes_the_reader_on_the_players_flowers_and_keeps_the_previous_on
     cls = np.array(FLOWER_CLASSES)[(data["cls"] + 1) % 8]
     other = np.concatenate([cls, [5, 17]])  # two tiles that are no flowers: not the reader's
     crops = np.concatenate([data["crops"], data["crops"][:2]])
-    report = adapt_reader(tmp_path, crops, other, np.zeros(len(other), bool), None, steps=40)
-    assert report["flower_crops"] == 16 and report["held_out_by_photo"] is False
+    report = adapt_reader(tmp_path, crops, other, [], None, steps=40)
+    assert report["flower_crops"] == 16 and report["held_out_by_photo"] is False and report["held_parts"] == 1
     assert report["new_accuracy"] > report["old_accuracy"] and report["installed"] is True
     assert (tmp_path / "previous" / READER_FILE).read_bytes() == old_onnx
     assert (tmp_path / READER_FILE).read_bytes() != old_onnx
-    kept = adapt_reader(tmp_path, crops, other, np.zeros(len(other), bool), None, steps=1, install_if_better=False)
+    kept = adapt_reader(tmp_path, crops, other, [], None, steps=1, install_if_better=False)
     assert kept["installed"] is False
-    assert adapt_reader(tmp_path, crops[-2:], other[-2:], np.zeros(2, bool), None) is None  # no flowers
+    assert adapt_reader(tmp_path, crops[-2:], other[-2:], [], None) is None  # no flowers
+    # the classifier's held photos: one holding no flower is no part to judge the reader on
+    no_flower, half = np.arange(len(other)) >= 16, np.arange(len(other)) < 8
+    judged = adapt_reader(tmp_path, crops, other, [no_flower, half], None, steps=1, install_if_better=False)
+    assert judged["held_out_by_photo"] is True and judged["held_parts"] == 1 and judged["held_out_crops"] == 8
+
+
+class _FixedReader:
+    """A stand-in flower reader giving the same probabilities to every crop."""
+
+    def __init__(self, p_class, p_number):
+        self.p_class, self.p_number = p_class, p_number
+
+    def eval(self):
+        return self
+
+    def __call__(self, x):
+        import torch
+
+        n = len(x)
+        return (torch.log(torch.tensor(self.p_class)).repeat(n, 1), None,
+                torch.log(torch.tensor(self.p_number)).repeat(n, 1))
+
+
+def test_a_readers_held_score_is_the_probability_of_reading_the_tile_right():
+    pytest.importorskip("torch")
+    from training.adapt_readers import held_reading
+    from training.train_classifier import NO_NUMBER
+    from vision.flowers import FLOWER_STORE
+
+    # seasons hold 0.8 (spring 0.5), the plants 0.2; the number 1 is read at 0.7
+    net = _FixedReader([0.5, 0.1, 0.1, 0.1, 0.05, 0.05, 0.05, 0.05], [0.7, 0.1, 0.1, 0.1])
+    crops = np.zeros((2, FLOWER_STORE, FLOWER_STORE, 3), np.uint8)
+    # a season printing 1: a season (0.8) and its number (0.7), whichever season; a plant
+    # printing no number: its name (0.05)
+    r = held_reading(net, crops, np.array([1, 5]), np.array([0, NO_NUMBER]), copies=2)
+    assert r["looks"] == 4 and r["right"] == 2
+    assert r["p_right"] == pytest.approx(2 * (0.8 * 0.7 + 0.05), abs=1e-5)
 
 
 def test_reader_rehearsal_reaches_the_flowers_the_players_photos_lack():

@@ -506,11 +506,68 @@ def test_adapt_keeps_model_when_not_better(tmp_path, monkeypatch):
     monkeypatch.setattr(adapt, "fine_tune", lambda net, *a, **k: TileNet().eval())
     report = adapt.adapt_crops(models, data["crops"], data["cls"], data["image_index"], holdout_share=0.5,
                                rehearse=False)
-    assert report["held_out_by_photo"] and report["held_out_crops"] < len(data["cls"])
-    assert report["new_accuracy"] < report["old_accuracy"]
+    # each photo held out of one fine-tuning in turn: two parts, every crop judged once
+    assert report["held_out_by_photo"] and report["held_parts"] == 2
+    assert report["held_out_crops"] == len(data["cls"]) and report["train_crops"] < len(data["cls"])
+    assert report["new_accuracy"] < report["old_accuracy"] and report["new_score"] < report["old_score"]
     assert report["installed"] is False
     assert (models / "classifier.onnx").read_bytes() == old_onnx
     assert not (models / "previous").exists()
+
+
+class _Says:
+    """A stand-in classifier that gives one class probability `p` on every crop."""
+
+    def __init__(self, cls: int, p: float):
+        self.cls, self.p = cls, p
+
+    def eval(self):
+        return self
+
+    def __call__(self, x):
+        import torch
+
+        logits = torch.full((len(x), 43), 0.0)
+        logits[:, self.cls] = float(np.log(self.p * 42 / (1 - self.p)))
+        return logits, None, torch.zeros(len(x), 4)
+
+
+def test_adapt_judges_held_photos_in_turn_by_the_right_class_probability(tmp_path, monkeypatch):
+    """Each of two held photos is left out of one fine-tuning and read by it; the tuned classifier
+    is installed only where the mean probability of the right class beats the current one's over
+    both, then tuned once more on every photo."""
+    import training.adapt as adapt
+    from training.dataset import crops_from_pairs, list_pairs
+
+    data = crops_from_pairs(list_pairs(FIXTURES)[:5])
+    crops, groups = data["crops"], data["image_index"]
+    cls = np.full(len(crops), 5)  # a set whose every tile the current classifier reads at 0.6
+    calls = []
+    for tuned_p, installed in ((0.7, True), (0.5, False)):
+        models = tmp_path / f"models-{tuned_p}"
+        models.mkdir()
+        for name in ("classifier.pt", "classifier.onnx"):
+            shutil.copy2(MODELS / name, models / name)
+        calls.clear()
+        monkeypatch.setattr(adapt, "load_net", lambda d: _Says(5, 0.6))
+
+        def tuned(net, crops_, cls_, **k):
+            calls.append(len(crops_))
+            return _Says(5, tuned_p)
+
+        monkeypatch.setattr(adapt, "fine_tune", tuned)
+        monkeypatch.setattr(adapt, "tunable_net", lambda d, m: None)
+        monkeypatch.setattr(adapt, "install", lambda net, d, c: (d / "installed").write_text(str(net.p)))
+        report = adapt.adapt_crops(models, crops, cls, groups, rehearse=False)
+        folds = adapt.held_folds(groups, 0.25, 0)
+        assert len(folds) == 2 and not (folds[0] & folds[1]).any()
+        assert report["held_parts"] == 2 and report["held_out_crops"] == sum(int(f.sum()) for f in folds)
+        assert report["old_score"] == pytest.approx(0.6, abs=1e-4)
+        assert report["new_score"] == pytest.approx(tuned_p, abs=1e-4)
+        assert report["installed"] is installed
+        # one fine-tuning without each held photo, and once more on all of them when installed
+        assert calls == [len(crops) - int(f.sum()) for f in folds] + ([len(crops)] if installed else [])
+        assert (models / "installed").exists() is installed
 
 
 def test_inference_and_the_app_do_not_import_torch():

@@ -6,8 +6,11 @@ reader's reading is averaged with the classifier's (inference.flower_reader.weig
 inference.character_reader.weight, ...), so without this step an untaught reader would outvote
 half of what the classifier learnt of the set's flowers, numerals, circles or sticks. Each
 reader is tuned on the same crops of its group (their class, and a flower's printed number where
-the labels say it), held part, install-if-better and the previous files kept under
-models/previous/, as the classifier is.
+the labels say it), judged on the classifier's held photos in turn by the probability of
+reading each crop right, installed if better and the previous files kept under
+models/previous/, as the classifier is. Judged before by the share of four looks at one held
+photo read right (two flowers, four 萬 on xmahjongg's scanned set), a reader was kept or
+installed on one look's difference.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from training.adapt import MAX_JITTER, balanced_pick, number_targets
+from training.adapt import HELD_COPIES, MAX_JITTER, balanced_pick, number_targets, pooled
 from training.adapt_detector import keep_previous
 from training import train_group_reader as tgr
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss
@@ -64,16 +67,23 @@ def jittered(crops: np.ndarray, pick: np.ndarray, rng: np.random.Generator) -> t
     return torch.from_numpy(np.stack(xs)).float() / 255
 
 
-def score(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, copies: int = 4, seed: int = 1) -> float:
-    """Share read right on jittered copies (fixed seed: old and new see the same inputs): season
-    or plant and number where the number is known, else the name."""
+def held_reading(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, copies: int = HELD_COPIES,
+                 seed: int = 1) -> dict:
+    """How a reader reads held crops, as training.adapt.held_reading (fixed seed: old and new see the
+    same looks): looks read right (season or plant and number where the number is known, else the
+    name: read_right) and the probability of reading them right summed over the looks."""
     rng = np.random.default_rng(seed)
     pick = np.tile(np.arange(len(cls)), copies)
     net.eval()
     with torch.no_grad():
         a, _, c = net(jittered(crops, pick, rng))
-    a, c, y, k = a.argmax(1).numpy(), c.argmax(1).numpy(), cls[pick], num[pick]
-    return float(read_right(a, c, y, k).mean())
+    pa, pc = F.softmax(a, 1).numpy(), F.softmax(c, 1).numpy()
+    y, k, rows = cls[pick], num[pick], np.arange(len(pick))
+    seasons = pa[:, :4].sum(1)  # a flower reader's first four classes are the seasons
+    p_right = np.where(k == NO_NUMBER, pa[rows, y],
+                       np.where(y < 4, seasons, 1 - seasons) * pc[rows, np.clip(k, 0, pc.shape[1] - 1)])
+    return {"looks": len(pick), "right": float(read_right(pa.argmax(1), pc.argmax(1), y, k).sum()),
+            "p_right": float(p_right.sum())}
 
 
 def fine_tune(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, steps: int = 150, batch: int = 32,
@@ -119,14 +129,16 @@ def reader_crops(crops: np.ndarray, cls: np.ndarray, numbers: np.ndarray | None,
     return x, y, k, mine
 
 
-def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, held: np.ndarray,
+def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, folds: list[np.ndarray],
                  numbers: np.ndarray | None, seed: int = 0, steps: int = 150,
                  install_if_better: bool = True, replay: dict | None = None, kind: ReaderKind = FLOWERS) -> dict | None:
     """Tune the reader (the flower reader unless kind says) on the crops of its group among crops
-    (stored at CROP_STORE; held: the part to compare on, none for one photo: then the same tiles
-    under other jitter); None when there are none or the models folder has no such reader.
-    replay: adapt's rehearsal tiles (training/adapt_replay.py), whose tiles of the group join
-    every batch."""
+    (stored at CROP_STORE); None when there are none or the models folder has no such reader.
+    folds: the classifier's held parts (training.adapt.held_folds), judged in turn as there, by the
+    probability of reading each held crop right; a part holding none of the group's crops, or all
+    of them, is skipped, and with none left the reader is judged on its own crops under other
+    jitter. replay: adapt's rehearsal tiles (training/adapt_replay.py), whose tiles of the group
+    join every batch."""
     models_dir = Path(models_dir)
     if not np.isin(cls, kind.classes).any() or not (models_dir / kind.weights_file).exists():
         return None
@@ -135,24 +147,29 @@ def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, held: np.
     rehearsal = None
     if replay is not None and np.isin(replay["cls"], kind.classes).any():
         rehearsal = reader_crops(replay["crops"], replay["cls"], replay["numbers"], kind)[:3]
-    held = held[mine]
-    by_photo = bool(held.any() and (~held).any())
-    train = ~held if by_photo else np.ones(len(y), bool)
-    test = held if by_photo else np.ones(len(y), bool)
-    old = score(load_reader(models_dir, kind), x[test], y[test], k[test])
-    new_net = fine_tune(load_reader(models_dir, kind), x[train], y[train], k[train], steps=steps, seed=seed,
-                        replay=rehearsal)
-    new = score(new_net, x[test], y[test], k[test])
-    installed = bool(install_if_better and new > old)
+    parts = [f[mine] for f in folds if f[mine].any() and (~f[mine]).any()]
+    everything = np.ones(len(y), bool)
+    old_net = load_reader(models_dir, kind)
+    judged = []
+    for held in parts or [None]:  # None: judged on its own crops under other looks
+        train, test = (everything, everything) if held is None else (~held, held)
+        new_net = fine_tune(load_reader(models_dir, kind), x[train], y[train], k[train], steps=steps, seed=seed,
+                            replay=rehearsal)
+        judged.append((held_reading(old_net, x[test], y[test], k[test]),
+                       held_reading(new_net, x[test], y[test], k[test])))
+    before, after = pooled([j[0] for j in judged]), pooled([j[1] for j in judged])
+    installed = bool(install_if_better and after["score"] > before["score"])
     if installed:
-        if by_photo:  # five photos are too few to leave one unused (as the classifier's adapt)
+        if parts:  # five photos are too few to leave one unused (as the classifier's adapt)
             new_net = fine_tune(load_reader(models_dir, kind), x, y, k, steps=steps, seed=seed, replay=rehearsal)
         keep_previous(models_dir, (kind.weights_file, kind.onnx_file))
         torch.save(new_net.state_dict(), models_dir / kind.weights_file)
         kind.export(new_net, models_dir / kind.onnx_file)
         if Path(kind.onnx_file).stem in INT8_READERS:  # as shipped
             quantize_reader(models_dir / kind.onnx_file, x, seed)
-    return {f"{kind.name}_crops": int(len(y)), "held_out_crops": int(test.sum()), "held_out_by_photo": by_photo,
+    return {f"{kind.name}_crops": int(len(y)), "held_out_crops": sum(j[0]["looks"] for j in judged) // HELD_COPIES,
+            "held_out_by_photo": bool(parts), "held_parts": len(judged),
             "rehearsal_crops": 0 if rehearsal is None else int(len(rehearsal[1])),
-            "old_accuracy": old,
-            "new_accuracy": new, "installed": installed, "seconds": time.time() - t0}
+            "old_accuracy": before["accuracy"], "new_accuracy": after["accuracy"],
+            "old_score": before["score"], "new_score": after["score"],
+            "installed": installed, "seconds": time.time() - t0}

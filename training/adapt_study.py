@@ -379,7 +379,26 @@ def card_summary(r: dict) -> dict:
     if unseen and unseen["classes"]:
         description += (f" The {r['adapt_photos']} adapt photos show no {', '.join(unseen['classes'])}: of those "
                         f"{unseen['test_tiles']} test tiles, {unseen['read_right']} were read right.")
+    description += "".join(held_check_line(path, r[path]["adapt"]) for path in ("folder", "calibration")
+                           if "adapt" in r[path])
     return {"description": description, "rows": rows}
+
+
+def held_check_line(path: str, a: dict) -> str:
+    """What adapt installed and what its held check read (training.adapt.adapt_crops' report).
+
+    >>> held_check_line("folder", {"installed": True, "old_score": 0.785, "new_score": 0.867, "held_parts": 2,
+    ...                            "held_out_crops": 29, "flower_reader": {"installed": True}, "suit_reader": None})
+    ' `adapt --folder` installed the classifier: its held part (2 photos in turn, 29 crops) read 0.785 -> 0.867 (mean probability of the right class); readers installed: flower.'
+    """
+    if "old_score" not in a:
+        return ""
+    parts = a.get("held_parts", 1)
+    held = f"{parts} photos in turn, " if a.get("held_out_by_photo", parts > 1) else "its own tiles in other looks, "
+    readers = [k.removesuffix("_reader") for k, v in a.items() if k.endswith("_reader") and v and v.get("installed")]
+    return (f" `adapt --{path}` {'installed' if a['installed'] else 'kept'} the classifier: its held part ({held}"
+            f"{a['held_out_crops']} crops) read {a['old_score']:.3f} -> {a['new_score']:.3f} (mean probability of "
+            f"the right class); readers installed: {', '.join(readers) or 'none'}.")
 
 
 def format_table(r: dict) -> str:
