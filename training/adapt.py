@@ -82,28 +82,39 @@ def balanced_pick(cls: np.ndarray, rng: np.random.Generator, n: int) -> np.ndarr
     return np.array([rng.choice(np.flatnonzero(cls == c)) for c in classes[rng.integers(len(classes), size=n)]])
 
 
-def held_reading(net: torch.nn.Module, crops: np.ndarray, cls: np.ndarray, rng_seed: int = 1,
-                 copies: int = HELD_COPIES) -> dict:
-    """How net reads held crops, on `copies` jittered looks at each (fixed seed, so old and new see
-    the same inputs): the share read right ("accuracy") and the mean probability it gives the
-    right class ("score"), summed over the looks ("looks") so that parts can be pooled."""
+def held_reading(net: torch.nn.Module, crops: np.ndarray, cls: np.ndarray, numbers: np.ndarray | None = None,
+                 rng_seed: int = 1, copies: int = HELD_COPIES) -> dict:
+    """How net reads held crops, on `copies` times as many jittered looks as crops, each at a crop
+    drawn at random (fixed seed, so old and new see the same inputs): looks read right and the
+    probability given to the right class, summed over the looks ("looks") so that parts can be
+    pooled; and the same looks' printed numbers read right, on the crops whose number numbers
+    gives (1-4; 0 unknown)."""
     rng = np.random.default_rng(rng_seed)
+    pick = rng.integers(len(crops), size=copies * len(crops))
+    want = number_targets(numbers, len(crops))[pick]
+    known = want != NO_NUMBER
     net.eval()
     with torch.no_grad():
-        x, y = augmented_batch(crops, cls, rng, copies * len(crops))
-        p = F.softmax(net(x)[0], 1)
+        x, y = augmented_batch(crops, cls, rng, len(pick), pick)
+        out_cls, _, out_num = net(x)
+        p = F.softmax(out_cls, 1)
     return {"looks": len(y), "right": float((p.argmax(1) == y).sum()),
-            "p_right": float(p[torch.arange(len(y)), y].sum())}
+            "p_right": float(p[torch.arange(len(y)), y].sum()),
+            "number_looks": int(known.sum()), "number_right": int((out_num.argmax(1).numpy() == want)[known].sum())}
 
 
 def pooled(readings: list[dict]) -> dict:
-    """accuracy and score over several parts' held_reading, each look weighing the same.
+    """accuracy, score and number accuracy (None where no look had a known number) over several
+    parts' held_reading, each look weighing the same.
 
-    >>> pooled([{"looks": 4, "right": 4.0, "p_right": 3.0}, {"looks": 12, "right": 8.0, "p_right": 9.0}])
-    {'accuracy': 0.75, 'score': 0.75}
+    >>> pooled([{"looks": 4, "right": 4.0, "p_right": 3.0, "number_looks": 0, "number_right": 0},
+    ...         {"looks": 12, "right": 8.0, "p_right": 9.0, "number_looks": 4, "number_right": 3}])
+    {'accuracy': 0.75, 'score': 0.75, 'number_accuracy': 0.75}
     """
     looks = sum(r["looks"] for r in readings)
-    return {"accuracy": sum(r["right"] for r in readings) / looks, "score": sum(r["p_right"] for r in readings) / looks}
+    numbered = sum(r.get("number_looks", 0) for r in readings)
+    return {"accuracy": sum(r["right"] for r in readings) / looks, "score": sum(r["p_right"] for r in readings) / looks,
+            "number_accuracy": sum(r.get("number_right", 0) for r in readings) / numbered if numbered else None}
 
 
 def number_targets(numbers: np.ndarray | None, n: int) -> np.ndarray:
@@ -112,21 +123,6 @@ def number_targets(numbers: np.ndarray | None, n: int) -> np.ndarray:
         return np.full(n, NO_NUMBER, np.int64)
     numbers = np.asarray(numbers, np.int64)
     return np.where(numbers > 0, numbers - 1, NO_NUMBER)
-
-
-def number_accuracy(net: TileNet, crops: np.ndarray, numbers: np.ndarray | None, rng_seed: int = 1,
-                    copies: int = 4) -> float | None:
-    """Share of the tiles with a known printed number whose number the head reads (None: none known)."""
-    want = number_targets(numbers, len(crops))
-    known = np.flatnonzero(want != NO_NUMBER)
-    if not len(known):
-        return None
-    rng = np.random.default_rng(rng_seed)
-    pick = np.tile(known, copies)
-    net.eval()
-    with torch.no_grad():
-        x, _ = augmented_batch(crops, want, rng, len(pick), pick)
-        return float((net(x)[2].argmax(1).numpy() == want[pick]).mean())
 
 
 def fine_tune(net: TileNet, crops: np.ndarray, cls: np.ndarray, epochs: int = 30, steps_per_epoch: int = 20,
@@ -244,7 +240,7 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
 
     The held part is judged in turn (held_folds): each held photo's crops are read by the current
     classifier and by one fine-tuned without that photo, and the tuned one is installed only where
-    its score (the mean probability of the right class, HELD_COPIES looks at each crop) over every
+    its score (the mean probability of the right class, on HELD_COPIES looks a crop) over every
     held photo is higher. With a single photo (one group) the held-out set is the same tiles under
     different jitter, lighting and rotation, a weaker check that still catches a collapsed model.
     """
@@ -265,10 +261,8 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
         new = fine_tune(tunable_net(models_dir, members), crops[train_idx], cls[train_idx], epochs=epochs,
                         seed=seed, numbers=part(train_idx), replay=replay)
         judged.append({"held_crops": int(test_idx.sum()),
-                       "old": held_reading(old, crops[test_idx], cls[test_idx]),
-                       "new": held_reading(new, crops[test_idx], cls[test_idx]),
-                       "old_number": number_accuracy(old, crops[test_idx], part(test_idx)),
-                       "new_number": number_accuracy(new, crops[test_idx], part(test_idx))})
+                       "old": held_reading(old, crops[test_idx], cls[test_idx], part(test_idx)),
+                       "new": held_reading(new, crops[test_idx], cls[test_idx], part(test_idx))})
     before, after = pooled([j["old"] for j in judged]), pooled([j["new"] for j in judged])
     installed = bool(install_if_better and after["score"] > before["score"])
     if installed and folds:  # five photos are too few to leave one unused
@@ -288,7 +282,7 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
             "held_out_by_photo": bool(folds), "held_parts": len(judged),
             "old_accuracy": before["accuracy"], "new_accuracy": after["accuracy"],
             "old_score": before["score"], "new_score": after["score"],
-            "old_number_accuracy": judged[0]["old_number"], "new_number_accuracy": judged[0]["new_number"],
+            "old_number_accuracy": before["number_accuracy"], "new_number_accuracy": after["number_accuracy"],
             "members": members, "installed": installed,
             "installed_trained_on": len(cls) if installed else None,
             "seconds": time.time() - t0, "cpu_seconds": time.process_time() - cpu0}

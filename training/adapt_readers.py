@@ -156,7 +156,7 @@ def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, folds: li
         new_net = fine_tune(load_reader(models_dir, kind), x[train], y[train], k[train], steps=steps, seed=seed,
                             replay=rehearsal)
         judged.append((held_reading(old_net, x[test], y[test], k[test]),
-                       held_reading(new_net, x[test], y[test], k[test])))
+                       held_reading(new_net, x[test], y[test], k[test]), int(test.sum())))
     before, after = pooled([j[0] for j in judged]), pooled([j[1] for j in judged])
     installed = bool(install_if_better and after["score"] > before["score"])
     if installed:
@@ -167,7 +167,7 @@ def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, folds: li
         kind.export(new_net, models_dir / kind.onnx_file)
         if Path(kind.onnx_file).stem in INT8_READERS:  # as shipped
             quantize_reader(models_dir / kind.onnx_file, x, seed)
-    return {f"{kind.name}_crops": int(len(y)), "held_out_crops": sum(j[0]["looks"] for j in judged) // HELD_COPIES,
+    return {f"{kind.name}_crops": int(len(y)), "held_out_crops": sum(j[2] for j in judged),
             "held_out_by_photo": bool(parts), "held_parts": len(judged),
             "rehearsal_crops": 0 if rehearsal is None else int(len(rehearsal[1])),
             "old_accuracy": before["accuracy"], "new_accuracy": after["accuracy"],

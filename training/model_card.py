@@ -750,7 +750,8 @@ the held photo's 15 tiles 85.0% against 88.3% (51 against 53 looks of 60) and th
 kept; installed regardless (measured on a copy), the tuned one read the test photos 93.4% ->
 97.7%. A reader saw fewer still: on the pink session the character reader was installed on 5
 held 萬 (90% -> 95% of 20 looks). Now two photos are held out in turn, each left out of one
-fine-tuning (`training/adapt.py` `held_folds`), every held tile is read in 16 looks, and the score
+fine-tuning (`training/adapt.py` `held_folds`), the held tiles are read in 16 looks a tile (the
+classifier's at tiles drawn at random, a reader's 16 of each), and the score
 is the mean probability given to the right class (a flower whose number is known: to its group
 times to its number), which a look or two does not flip (`held_reading`, `pooled`); the readers
 are judged on the same photos (a photo holding none of a reader's tiles is skipped). One
