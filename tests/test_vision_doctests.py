@@ -12,7 +12,7 @@ import vision
 
 MODULES = [m.name for m in pkgutil.iter_modules(vision.__path__) if m.name != "__main__"]
 # the rule modules whose docstrings carry worked examples: an empty run there means they were lost
-WITH_EXAMPLES = {"blanks", "screen", "flowers", "group_readers"}
+WITH_EXAMPLES = {"blanks", "screen", "flowers", "group_readers", "copies"}
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -338,12 +338,13 @@ def test_a_detector_worse_on_the_held_real_photo_is_never_installed(det_models, 
 
 def test_screen_study_scores_one_reading_every_way():
     from training.screen_study import format_rows, readings, study
+    from vision.classes import COPIES
     from vision.model import Recognizer, tiles_from
 
     rec = Recognizer(MODELS)
     reads = readings(FIXTURES, rec, {})[:1]
     found = reads[0][1]
-    assert tiles_from(found, rec._screen) == rec.recognize(__import__("cv2").imread(
+    assert tiles_from(found, rec._screen, COPIES) == rec.recognize(__import__("cv2").imread(
         str(sorted((FIXTURES / "images").glob("*.jpg"))[0])))
     rows = study(reads, rec._screen)
     assert rows[0]["name"] == "no screening" and rows[1]["name"] == "screening as shipped"

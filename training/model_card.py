@@ -815,7 +815,18 @@ trained without them read a red 5筒 as 6筒 and a red 5條 as 7筒, 9條 or a f
 readers' data are drawn red (`procedural.maybe_red_five`, `train_classifier.RED_FIVE_SHARE`). The
 suit reader had a further round on that data (see its section), and the classifier a third
 member: fine-tuned from its first member on that data, seed 3, which leads the cascade (reads every
-crop first); the three members' probabilities are averaged where it is under 0.9 sure."""}
+crop first); the three members' probabilities are averaged where it is under 0.9 sure."""},
+    "set_copies": {
+        "title": "A photo shows one set: no tile more often than it holds",
+        "text": """The classifier reads each box on its own, so two flowers of an art it never saw could both read 春,
+though a set holds one of each flower and four of every other tile: the answer then held a tile
+the set does not have, and the engine refuses such a hand. Now, where the tiles the screening kept
+read a class more often than `copies` in `vision/classes.json` allows, the surplus boxes move, one
+at a time: of the boxes of an over-full class, the one that loses least log-probability goes to
+its likeliest class with room (`vision/copies.py`, `inference.set_copies`; false for a photo of two
+sets mixed). The probabilities are left as read, so a moved tile's confidence is its new class's
+probability, under the flagging confidence: the player is asked to check it. 白板 has no limit, as
+sets carry spares (two photos of the valid split show five), and nor do face-down tiles."""}
 }
 
 

@@ -31,12 +31,18 @@ def _load_classes() -> tuple[dict, ...]:
     classes = json.loads(CLASSES_FILE.read_text(encoding="utf-8"))["classes"]
     if len(classes) != NUM_CLASSES or classes[BACK_CLASS]["tile"] != BACK:
         raise ValueError(f"{CLASSES_FILE.name} must list {NUM_CLASSES} classes ending with `{BACK}`")
+    for c in classes:
+        n = c.get("copies")
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 1):
+            raise ValueError(f"{CLASSES_FILE.name}: copies of {c['name']} must be a whole number >= 1 or null")
     return tuple(classes)
 
 
 _CLASSES = _load_classes()
 CLASS_NAMES: tuple[str, ...] = tuple(c["name"] for c in _CLASSES)
 ZH_NAMES: tuple[str, ...] = tuple(c["zh"] for c in _CLASSES)
+# how many of each class one set holds; None: no limit (spare 白板, face-down tiles)
+COPIES: tuple[int | None, ...] = tuple(c.get("copies") for c in _CLASSES)
 
 
 def _tileset_data() -> dict:

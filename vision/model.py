@@ -11,6 +11,7 @@ mutated after construction, so one Recognizer can serve concurrent requests.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -18,7 +19,8 @@ import numpy as np
 
 from vision.blanks import DEFAULTS as BLANK_DEFAULTS
 from vision.blanks import blank_faces
-from vision.classes import FLOWER_CLASSES
+from vision.classes import COPIES, FLOWER_CLASSES
+from vision.copies import within_copies
 from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_set, to_input
 from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
 from vision.flowers import READER_FILE, FlowerReader
@@ -50,6 +52,9 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # pink session, the valid split and the style study it scored at least the whole
             # ensemble's figures (models/README.md); null: the whole ensemble reads every crop
             "cascade_below": 0.9,
+            # a photo shows one set: no class read more often than the set holds it (classes.json
+            # `copies`; vision/copies.py). false for a photo of two sets mixed
+            "set_copies": True,
             # A photo whose width or height was squashed (a fixed-size resize, a webcam in the wrong
             # mode, a screenshot) leaves tiles too thin or too flat to find. When the first pass
             # finds few sure tiles, the detector runs again on the photo stretched by each factor
@@ -825,21 +830,26 @@ class Recognizer:
 
     def recognize(self, image_bgr: np.ndarray) -> list[dict]:
         image = image_bgr if image_bgr.ndim == 3 else cv2.cvtColor(image_bgr, cv2.COLOR_GRAY2BGR)
-        return tiles_from(self.read(image[..., :3]), self._screen)
+        return tiles_from(self.read(image[..., :3]), self._screen, COPIES if self.config.get("set_copies") else None)
 
 
-def tiles_from(found: dict, screen_settings: dict | None) -> list[dict]:
+def tiles_from(found: dict, screen_settings: dict | None, copies: Sequence[int | None] | None = None) -> list[dict]:
     """Recognizer.read's result -> the tiles recognize() returns, screened (vision/screen.py)
-    unless screen_settings is None."""
+    unless screen_settings is None; with copies (one per class, None: no limit), no class is read
+    more often than that (vision/copies.py)."""
     boxes, scores, p_cls, p_rot = found["boxes"], found["scores"], found["p_cls"], found["p_rot"]
     keep, suspect = (screen(boxes, scores, p_cls, found["shape"], found["aspect"], screen_settings,
                             found.get("p_tile"))
                      if screen_settings is not None else (np.ones(len(boxes), bool), [None] * len(boxes)))
+    kept = np.flatnonzero(keep)
+    classes = np.asarray(p_cls).argmax(1) if len(boxes) else np.zeros(0, np.int64)
+    if copies is not None and len(kept):
+        classes[kept] = within_copies(p_cls[kept], copies)
     out = []
     for i, box in enumerate(boxes):
         if not keep[i]:
             continue
-        cls = int(p_cls[i].argmax())
+        cls = int(classes[i])
         out.append({"cls": cls, "box": [float(v) for v in box],
                     "confidence": float(scores[i] * p_cls[i, cls]),
                     "rotation": image_rotation(p_rot[i], found["turned"][i])})
