@@ -564,6 +564,10 @@ def test_adapt_judges_held_photos_in_turn_by_the_right_class_probability(tmp_pat
         assert report["held_parts"] == 2 and report["held_out_crops"] == sum(int(f.sum()) for f in folds)
         assert report["old_score"] == pytest.approx(0.6, abs=1e-4)
         assert report["new_score"] == pytest.approx(tuned_p, abs=1e-4)
+        # the proper scores reported beside it: the right class at p, the 42 others (1 - p) / 42 each
+        for side, p in (("old", 0.6), ("new", tuned_p)):
+            assert report[f"{side}_log_loss"] == pytest.approx(-np.log(p), abs=1e-4)
+            assert report[f"{side}_brier"] == pytest.approx((1 - p) ** 2 + (1 - p) ** 2 / 42, abs=1e-4)
         assert report["installed"] is installed
         # one fine-tuning without each held photo, and once more on all of them when installed
         assert calls == [len(crops) - int(f.sum()) for f in folds] + ([len(crops)] if installed else [])

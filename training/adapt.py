@@ -98,23 +98,33 @@ def held_reading(net: torch.nn.Module, crops: np.ndarray, cls: np.ndarray, numbe
         x, y = augmented_batch(crops, cls, rng, len(pick), pick)
         out_cls, _, out_num = net(x)
         p = F.softmax(out_cls, 1)
-    return {"looks": len(y), "right": float((p.argmax(1) == y).sum()),
-            "p_right": float(p[torch.arange(len(y)), y].sum()),
+    p_right = p[torch.arange(len(y)), y]
+    # two proper scores beside it, reported to compare with (models/README.md, "The held check")
+    brier = (p.pow(2).sum(1) - 2 * p_right + 1).sum()
+    return {"looks": len(y), "right": float((p.argmax(1) == y).sum()), "p_right": float(p_right.sum()),
+            "brier": float(brier), "log_loss": float(-torch.log(p_right.clamp_min(1e-12)).sum()),
             "number_looks": int(known.sum()), "number_right": int((out_num.argmax(1).numpy() == want)[known].sum())}
 
 
 def pooled(readings: list[dict]) -> dict:
     """accuracy, score and number accuracy (None where no look had a known number) over several
-    parts' held_reading, each look weighing the same.
+    parts' held_reading, each look weighing the same; the mean Brier score and log loss where the
+    parts give them (lower is better).
 
     >>> pooled([{"looks": 4, "right": 4.0, "p_right": 3.0, "number_looks": 0, "number_right": 0},
     ...         {"looks": 12, "right": 8.0, "p_right": 9.0, "number_looks": 4, "number_right": 3}])
     {'accuracy': 0.75, 'score': 0.75, 'number_accuracy': 0.75}
+    >>> pooled([{"looks": 2, "right": 1.0, "p_right": 1.0, "brier": 1.0, "log_loss": 3.0}])["brier"]
+    0.5
     """
     looks = sum(r["looks"] for r in readings)
     numbered = sum(r.get("number_looks", 0) for r in readings)
-    return {"accuracy": sum(r["right"] for r in readings) / looks, "score": sum(r["p_right"] for r in readings) / looks,
-            "number_accuracy": sum(r.get("number_right", 0) for r in readings) / numbered if numbered else None}
+    out = {"accuracy": sum(r["right"] for r in readings) / looks, "score": sum(r["p_right"] for r in readings) / looks,
+           "number_accuracy": sum(r.get("number_right", 0) for r in readings) / numbered if numbered else None}
+    for key in ("brier", "log_loss"):
+        if all(key in r for r in readings):
+            out[key] = sum(r[key] for r in readings) / looks
+    return out
 
 
 def number_targets(numbers: np.ndarray | None, n: int) -> np.ndarray:
@@ -282,6 +292,8 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
             "held_out_by_photo": bool(folds), "held_parts": len(judged),
             "old_accuracy": before["accuracy"], "new_accuracy": after["accuracy"],
             "old_score": before["score"], "new_score": after["score"],
+            "old_brier": before.get("brier"), "new_brier": after.get("brier"),
+            "old_log_loss": before.get("log_loss"), "new_log_loss": after.get("log_loss"),
             "old_number_accuracy": before["number_accuracy"], "new_number_accuracy": after["number_accuracy"],
             "members": members, "installed": installed,
             "installed_trained_on": len(cls) if installed else None,
