@@ -122,7 +122,7 @@ the given share of the photo's side (at 0.33 the tiles are about 13 px tall at t
 | share | tiles right, zoom | without | photos all right, zoom | without | median latency, zoom / without |
 |---:|---:|---:|---:|---:|---:|
 {rows}
-"""
+{"".join(f"{chr(10)}{n}{chr(10)}" for n in bench.get("notes", []))}"""
 
 
 def _seconds(v) -> str:
