@@ -7,8 +7,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.tiles import check_copies, parse_tile
 from engine.errors import HandError
+from engine.tiles import check_copies, parse_tile
 from tests.vision_support import probs
 from vision.classes import COPIES, FLOWER_CLASSES, NUM_CLASSES, class_to_tile
 from vision.copies import within_copies
@@ -47,7 +47,7 @@ def test_without_copies_both_read_spring():
     assert [t["cls"] for t in tiles_from(found_of(p), None)] == [SPRING, SPRING]
 
 
-def test_five_of_a_suit_tile_move_the_least_sure_one():
+def test_five_of_a_suit_tile_move_the_one_nearest_its_next_class():
     p = probs([{ONE_M: 0.9, FOUR_M: 0.1}] * 4 + [{ONE_M: 0.6, FOUR_M: 0.4}])
     assert within_copies(p, COPIES).tolist() == [ONE_M] * 4 + [FOUR_M]
     assert within_copies(p[:4], COPIES).tolist() == [ONE_M] * 4  # four: as read
