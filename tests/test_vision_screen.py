@@ -11,7 +11,7 @@ import pytest
 from training.evaluate import score
 from vision.layout import build_layout
 from vision.pipeline import to_tiles
-from vision.screen import BACK, screen
+from vision.screen import BACK, WHITE, screen
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "models"
@@ -151,6 +151,43 @@ def test_screen_drops_slivers_at_the_edge_and_flags_cut_tiles():
     keep, why = screen(boxes, np.full(6, 0.8), probs(6), (100, 200))
     assert keep.tolist() == [True, True, True, False, True, True]
     assert why[4] == "cut by the photo's edge" and why[5] is None
+
+
+def test_a_flagged_box_nothing_reads_is_dropped_and_a_flagged_box_read_is_kept():
+    """Two doubts (issue 10: a sliver at the photo's edge kept as 白板 at confidence 0.06): a box a
+    rule flags, that also reads under flag_drop_below, is dropped however sure the detector is of
+    a box there; read at 0.3 it stays, flagged for the player."""
+    cut = [180, 20, 200, 60]                  # 20 of 30 px at the right edge: flagged, no sliver
+    half = [65, 20, 85, 60]                   # half inside the second tile: flagged
+    boxes = np.vstack([ROW, cut, half])
+    scores = np.array([0.8, 0.8, 0.8, 0.6, 0.6])  # over sure_box: drop_below alone keeps them
+    def read_at(p_read: float) -> np.ndarray:
+        p = probs(5)
+        p[3], p[4] = probs(1, WHITE, p_read)[0], probs(1, 5, p_read)[0]
+        return p
+
+    for p_read, kept in ((0.1, False), (0.5, True)):
+        keep, why = screen(boxes, scores, read_at(p_read), (100, 200))
+        assert keep.tolist() == [True, True, True, kept, kept]
+        assert why[3:] == (["cut by the photo's edge", "inside another tile"] if kept else [None, None])
+    keep, why = screen(boxes, scores, read_at(0.1), (100, 200), settings={"flag_drop_below": 0.0})  # off
+    assert keep.all() and why[3:] == ["cut by the photo's edge", "inside another tile"]
+
+
+def test_a_real_flagged_box_nothing_reads_is_dropped(shipped_models_with):
+    # IMG_2772 of the pink session (tests/fixtures/vision-flagged-unread): part of a tile boxed at
+    # 0.42 inside it, read 2筒 at 0.27 (confidence 0.11), was the photo's one extra, flagged
+    from training.evaluate import evaluate
+    from vision.model import Recognizer
+
+    photo = ROOT / "tests" / "fixtures" / "vision-flagged-unread"
+    out = evaluate(photo, Recognizer(MODELS), progress=False)
+    assert out["labelled_tiles"] == 25 and out["tiles_right"] == 1.0 and out["extras"] == 0
+    assert out["photos_exactly_right"] == 1.0
+    config = json.loads((MODELS / "recognizer.json").read_text())["inference"]["screen"]
+    before = evaluate(photo, Recognizer(shipped_models_with("screen", {**config, "flag_drop_below": 0.0})),
+                      progress=False)
+    assert before["tiles_right"] == 1.0 and before["extras"] == 1 and before["extras_flagged"] == 1
 
 
 def test_screen_drops_what_nobody_can_read_and_flags_unsure_blanks():

@@ -225,7 +225,7 @@ NOT_TILE_RULE = """
 
 # the decision studies that added screening rules after the screen study's tables were measured
 SCREEN_DECISIONS = ("blank_check", "straddling_boxes", "verifier_face_down", "verifier_table_parts",
-                    "two_doubts", "same_tile")
+                    "two_doubts", "same_tile", "flagged_unread")
 
 
 def _screen_section(st: dict | None, later: tuple[str, ...] | list[str] = ()) -> str:
@@ -816,6 +816,20 @@ readers' data are drawn red (`procedural.maybe_red_five`, `train_classifier.RED_
 suit reader had a further round on that data (see its section), and the classifier a third
 member: fine-tuned from its first member on that data, seed 3, which leads the cascade (reads every
 crop first); the three members' probabilities are averaged where it is under 0.9 sure."""},
+    "flagged_unread": {
+        "title": "A flagged box nothing reads is no tile",
+        "text": """The screening flags a box it doubts is a whole tile (the tile check's doubt, a box inside another
+tile, a tile cut by the photo's edge, a box across two tiles, a blank face on an unsure box) and
+keeps it for the player to check. A box the classifier also cannot read was kept all the same
+where the detector scored it 0.5 or more (`sure_box`: a real tile of a class the classifier was not
+adapted to reads unsure): the pink session's automatic-table plate read as a back at 0.11, part of
+a tile boxed inside it and read 2筒 at 0.11, a 5萬 cut by the photo's edge at 0.11 (the issue names a
+sliver at the photo's edge kept as 白板 at 0.06). Now a flagged box that reads under `flag_drop_below` (0.12, detector score x class
+probability) is dropped (`vision/screen.py`, `inference.screen.flag_drop_below`; 0 turns it off).
+Over the thirteen sets of photos below, flagged boxes on a labelled tile read right reach down to
+0.134 (a drawn 菊 the tile check doubted); the one flagged labelled box under 0.12 was a 冬 read
+as a back at 0.067, wrong either way (now missed instead). Unflagged boxes are left to
+`drop_below` as before."""},
     "set_copies": {
         "title": "A photo shows one set: no tile more often than it holds",
         "text": """The classifier reads each box on its own, so two flowers of an art it never saw could both read 春,
