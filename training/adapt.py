@@ -127,6 +127,29 @@ def pooled(readings: list[dict]) -> dict:
     return out
 
 
+def judged_in_turn(parts: list[np.ndarray], n: int, old, tune, read) -> dict:
+    """The held check shared by the classifier and the readers: for each held part (a mask over n
+    samples), tune(mask of the rest) gives a tuned model, and read(model, held mask) how the old
+    and the tuned one read the part; no part: one model tuned on everything, read on everything
+    under other looks. {"before", "after"}: the readings pooled; "held": samples read per part;
+    "net": the last model tuned.
+
+    >>> r = judged_in_turn([np.array([1, 0, 0], bool)], 3, "old", lambda train: int(train.sum()),
+    ...                    lambda net, test: {"looks": 1, "right": 1.0, "p_right": 0.5 if net == "old" else 0.8})
+    >>> r["before"]["score"], r["after"]["score"], r["held"], r["net"]
+    (0.5, 0.8, [1], 2)
+    """
+    everything = np.ones(n, bool)
+    readings, held, net = [], [], None
+    for part in parts or [None]:
+        train, test = (everything, everything) if part is None else (~part, part)
+        net = tune(train)
+        readings.append((read(old, test), read(net, test)))
+        held.append(int(test.sum()))
+    return {"before": pooled([r[0] for r in readings]), "after": pooled([r[1] for r in readings]),
+            "held": held, "net": net}
+
+
 def number_targets(numbers: np.ndarray | None, n: int) -> np.ndarray:
     """Number head targets (0-3) from printed numbers (1-4; 0 or None: unknown, NO_NUMBER)."""
     if numbers is None:
@@ -260,24 +283,21 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
     replay, replay_report = replay_for(crops, light, seed) if rehearse else (None, {"skipped": "not asked"})
     crops, cls, groups, numbers = with_dark_ink_looks(models_dir, crops, cls, groups, numbers, light)
     folds = held_folds(groups, holdout_share, seed)
-    everything = np.ones(len(cls), bool)
-    old = load_net(models_dir)
     nums = None if numbers is None else np.asarray(numbers, np.int64)
     part = lambda idx: None if nums is None else nums[idx]  # noqa: E731
     t0, cpu0 = time.time(), time.process_time()
-    judged, new = [], None
-    for held in folds or [None]:  # None: one photo, judged on its own tiles under other looks
-        train_idx, test_idx = (everything, everything) if held is None else (~held, held)
-        new = fine_tune(tunable_net(models_dir, members), crops[train_idx], cls[train_idx], epochs=epochs,
-                        seed=seed, numbers=part(train_idx), replay=replay)
-        judged.append({"held_crops": int(test_idx.sum()),
-                       "old": held_reading(old, crops[test_idx], cls[test_idx], part(test_idx)),
-                       "new": held_reading(new, crops[test_idx], cls[test_idx], part(test_idx))})
-    before, after = pooled([j["old"] for j in judged]), pooled([j["new"] for j in judged])
+
+    def tune(train: np.ndarray) -> TileNet:
+        return fine_tune(tunable_net(models_dir, members), crops[train], cls[train], epochs=epochs, seed=seed,
+                         numbers=part(train), replay=replay)
+
+    # no folds: one photo, judged on its own tiles under other looks
+    judged = judged_in_turn(folds, len(cls), load_net(models_dir), tune,
+                            lambda net, test: held_reading(net, crops[test], cls[test], part(test)))
+    before, after, new = judged["before"], judged["after"], judged["net"]
     installed = bool(install_if_better and after["score"] > before["score"])
     if installed and folds:  # five photos are too few to leave one unused
-        new = fine_tune(tunable_net(models_dir, members), crops, cls, epochs=epochs, seed=seed, numbers=nums,
-                        replay=replay)
+        new = tune(np.ones(len(cls), bool))
     if installed:
         install(new, models_dir, crops)
     from training.adapt_readers import KINDS, adapt_reader  # which build on this module's helpers
@@ -285,11 +305,11 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
     readers = {f"{kind.name}_reader": adapt_reader(models_dir, crops, cls, folds, nums, seed=seed,
                                                    install_if_better=install_if_better, replay=replay, kind=kind)
                for kind in KINDS}
-    return {"train_crops": len(cls) - judged[0]["held_crops"] if folds else len(cls),
-            "held_out_crops": sum(j["held_crops"] for j in judged),
+    return {"train_crops": len(cls) - judged["held"][0] if folds else len(cls),
+            "held_out_crops": sum(judged["held"]),
             **readers, "rehearsal": replay_report,
             "dark_ink_looks": len(crops) > given,
-            "held_out_by_photo": bool(folds), "held_parts": len(judged),
+            "held_out_by_photo": bool(folds), "held_parts": len(judged["held"]),
             "old_accuracy": before["accuracy"], "new_accuracy": after["accuracy"],
             "old_score": before["score"], "new_score": after["score"],
             "old_brier": before.get("brier"), "new_brier": after.get("brier"),

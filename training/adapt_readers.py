@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from training.adapt import HELD_COPIES, MAX_JITTER, balanced_pick, number_targets, pooled
+from training.adapt import HELD_COPIES, MAX_JITTER, balanced_pick, judged_in_turn, number_targets
 from training.adapt_detector import keep_previous
 from training import train_group_reader as tgr
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss
@@ -148,27 +148,26 @@ def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, folds: li
     if replay is not None and np.isin(replay["cls"], kind.classes).any():
         rehearsal = reader_crops(replay["crops"], replay["cls"], replay["numbers"], kind)[:3]
     parts = [f[mine] for f in folds if f[mine].any() and (~f[mine]).any()]
-    everything = np.ones(len(y), bool)
-    old_net = load_reader(models_dir, kind)
-    judged = []
-    for held in parts or [None]:  # None: judged on its own crops under other looks
-        train, test = (everything, everything) if held is None else (~held, held)
-        new_net = fine_tune(load_reader(models_dir, kind), x[train], y[train], k[train], steps=steps, seed=seed,
-                            replay=rehearsal)
-        judged.append((held_reading(old_net, x[test], y[test], k[test]),
-                       held_reading(new_net, x[test], y[test], k[test]), int(test.sum())))
-    before, after = pooled([j[0] for j in judged]), pooled([j[1] for j in judged])
+
+    def tune(train: np.ndarray):
+        return fine_tune(load_reader(models_dir, kind), x[train], y[train], k[train], steps=steps, seed=seed,
+                         replay=rehearsal)
+
+    # no parts: judged on its own crops under other looks
+    judged = judged_in_turn(parts, len(y), load_reader(models_dir, kind), tune,
+                            lambda net, test: held_reading(net, x[test], y[test], k[test]))
+    before, after, new_net = judged["before"], judged["after"], judged["net"]
     installed = bool(install_if_better and after["score"] > before["score"])
     if installed:
         if parts:  # five photos are too few to leave one unused (as the classifier's adapt)
-            new_net = fine_tune(load_reader(models_dir, kind), x, y, k, steps=steps, seed=seed, replay=rehearsal)
+            new_net = tune(np.ones(len(y), bool))
         keep_previous(models_dir, (kind.weights_file, kind.onnx_file))
         torch.save(new_net.state_dict(), models_dir / kind.weights_file)
         kind.export(new_net, models_dir / kind.onnx_file)
         if Path(kind.onnx_file).stem in INT8_READERS:  # as shipped
             quantize_reader(models_dir / kind.onnx_file, x, seed)
-    return {f"{kind.name}_crops": int(len(y)), "held_out_crops": sum(j[2] for j in judged),
-            "held_out_by_photo": bool(parts), "held_parts": len(judged),
+    return {f"{kind.name}_crops": int(len(y)), "held_out_crops": sum(judged["held"]),
+            "held_out_by_photo": bool(parts), "held_parts": len(judged["held"]),
             "rehearsal_crops": 0 if rehearsal is None else int(len(rehearsal[1])),
             "old_accuracy": before["accuracy"], "new_accuracy": after["accuracy"],
             "old_score": before["score"], "new_score": after["score"],
