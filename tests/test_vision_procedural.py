@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 from tests.vision_support import flowers_print_numbers  # noqa: E402
 from training import scenes  # noqa: E402
-from training.procedural import LEAVE_OUT, flower_number, font_families, make_tileset, random_style  # noqa: E402
+from training.procedural import (LEAVE_OUT, flower_number, font_families, loop_four, make_tileset,  # noqa: E402
+                                 random_style)
 
 pytestmark = pytest.mark.skipif(not font_families(), reason="no CJK font of training/fonts.json installed")
 
@@ -141,7 +142,7 @@ def _ink_rows(face: np.ndarray, part: tuple[float, float]) -> int:
 
 
 def test_a_squat_hand_presses_the_tall_numerals_and_leaves_one_as_written():
-    style = {**random_style(np.random.default_rng(13)), "index": False, "numeral_height": 1.0}
+    style = {**random_style(np.random.default_rng(13)), "index": False, "numeral_height": 1.0, "four": "glyph"}
     tall = make_tileset(style, np.random.default_rng(14))["faces"]
     squat = make_tileset({**style, "numeral_height": 0.5}, np.random.default_rng(14))["faces"]
     top = (0, 0.45)  # the numeral's room above 萬 (split 0.4-0.5)
@@ -150,6 +151,25 @@ def test_a_squat_hand_presses_the_tall_numerals_and_leaves_one_as_written():
     assert _ink_rows(squat[3], top) < 0.7 * _ink_rows(tall[3], top)  # 四 pressed like an eye
     assert np.array_equal(squat[0], tall[0])  # 一 is as flat as it gets: drawn the same
     assert random_style(np.random.default_rng(0)).get("numeral_height", 0) > 0  # every style says
+
+
+def test_an_old_running_four_is_a_flat_closed_loop_drawn_by_some_styles():
+    for seed in range(6):
+        mask = loop_four(np.random.default_rng(seed)) > 128
+        h, w = mask.shape
+        assert w >= 1.8 * h  # flat, like an eye
+        middle = mask[:, w // 2 - 2:w // 2 + 3].any(1)
+        assert middle[:h // 5].any() and middle[-h // 5:].any()  # closed: the loop's top and bottom
+        assert mask[h // 3:2 * h // 3, w // 8:7 * w // 8].any()  # something inside: legs, a zigzag or bars
+    style = {**random_style(np.random.default_rng(13)), "index": False, "numeral_height": 1.0, "four": "glyph"}
+    glyph = make_tileset(style, np.random.default_rng(14))["faces"]
+    loop = make_tileset({**style, "four": "loop"}, np.random.default_rng(14))["faces"]
+    band = loop[3][:int(0.4 * loop[3].shape[0]), :, 3] > 128  # the numeral's room above 萬
+    rows, cols = np.nonzero(band.any(1))[0], np.nonzero(band.any(0))[0]
+    assert np.ptp(cols) > 1.6 * np.ptp(rows) > 10  # a flat loop, where a font's 四 is about square
+    assert np.array_equal(loop[0], glyph[0]) and np.array_equal(loop[2], glyph[2])  # only 四萬 changes
+    forms = {random_style(np.random.default_rng(s))["four"] for s in range(20)}
+    assert forms == {"loop", "glyph"}
 
 
 def test_a_lattice_white_dragon_keeps_its_middle_empty():

@@ -121,6 +121,10 @@ def random_style(rng: np.random.Generator, held_out: bool | None = False) -> dic
     # One set in five prints a flower's name alone, no number (xmahjongg's scanned set does): its
     # name, not its picture, then says which flower it is.
     style["flower_number"] = bool(rng.random() >= 0.2)
+    # Many sets write the 四 of 四萬 in the old running form: a flat closed loop like an eye, with
+    # two legs or a zigzag inside, nothing like a font's 四 (xmahjongg's scanned real set, and
+    # Chinese and Japanese sets of the classic look). Drawn last, as above.
+    style["four"] = "loop" if rng.random() < 0.3 else "glyph"
     return style
 
 
@@ -147,6 +151,50 @@ def glyph(text: str, path: str, index: int, size: int = 160) -> np.ndarray:
     if not len(ys):
         raise ValueError(f"font {path} has no glyph for {text!r}")
     return arr[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
+
+
+def loop_four(rng: np.random.Generator, height: int = 60) -> np.ndarray:
+    """The old running 四 as a tight uint8 mask: a closed loop two to three times as wide as tall
+    (pointed like an eye, six-sided or rounded), with two legs, a zigzag or two bars inside."""
+    h = height
+    w = int(round(h * rng.uniform(2.0, 3.2)))
+    t = max(2, int(round(h * rng.uniform(0.11, 0.2))))  # the stroke
+    pad = t + 2
+    mask = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+    x0, y0, x1, y1 = pad, pad, pad + w, pad + h
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    kind = ("eye", "hex", "round")[int(rng.integers(3))]
+    if kind == "eye":  # two arcs meeting at pointed ends
+        xs = np.linspace(x0, x1, 40)
+        bulge = np.clip(np.sin(np.pi * (xs - x0) / w), 0, 1) ** rng.uniform(0.5, 0.9) * h / 2
+        pts = np.concatenate([np.stack([xs, cy - bulge], 1), np.stack([xs[::-1], (cy + bulge)[::-1]], 1)])
+    elif kind == "hex":
+        inset = w * rng.uniform(0.12, 0.25)
+        pts = np.array([[x0, cy], [x0 + inset, y0], [x1 - inset, y0], [x1, cy], [x1 - inset, y1], [x0 + inset, y1]])
+    else:
+        a = np.linspace(0, 2 * np.pi, 60, endpoint=False)
+        e = rng.uniform(2.5, 5)  # a superellipse: from an ellipse to a rounded box
+        pts = np.stack([cx + w / 2 * np.sign(np.cos(a)) * np.abs(np.cos(a)) ** (2 / e),
+                        cy + h / 2 * np.sign(np.sin(a)) * np.abs(np.sin(a)) ** (2 / e)], 1)
+    pts = pts + rng.normal(0, h * 0.02, pts.shape)  # a hand's wobble
+    cv2.polylines(mask, [(pts * 16).astype(np.int32)], True, 255, t, cv2.LINE_AA, 4)
+    inner = max(1, int(round(t * rng.uniform(0.6, 1.0))))
+    iy0, iy1 = y0 + 0.25 * h, y1 - 0.2 * h
+    inside = ("legs", "zigzag", "bars")[int(rng.integers(3))]
+    if inside == "legs":  # 儿: the left leg sweeps down-left, the right one down and out to a hook
+        for sx, out in ((cx - w * 0.1, -1), (cx + w * 0.1, 1)):
+            leg = np.array([[sx, iy0], [sx + out * w * 0.04, (iy0 + iy1) / 2], [sx + out * w * 0.12, iy1]])
+            cv2.polylines(mask, [(leg * 16).astype(np.int32)], False, 255, inner, cv2.LINE_AA, 4)
+    elif inside == "zigzag":  # a W across the loop's middle
+        n = int(rng.integers(2, 4)) * 2 + 1
+        xs = np.linspace(cx - w * 0.28, cx + w * 0.28, n)
+        ys = np.where(np.arange(n) % 2 == 0, iy0, iy1)
+        cv2.polylines(mask, [(np.stack([xs, ys], 1) * 16).astype(np.int32)], False, 255, inner, cv2.LINE_AA, 4)
+    else:
+        for sx in (cx - w * 0.12, cx + w * 0.12):
+            cv2.line(mask, _pt(sx, iy0), _pt(sx, iy1), 255, inner, cv2.LINE_AA, 4)
+    ys, xs = np.nonzero(mask > 20)
+    return mask[ys.min():ys.max() + 1, xs.min():xs.max() + 1].copy()
 
 
 def paint_mask(canvas: np.ndarray, mask: np.ndarray, rect, colour, stretch: float = 0.0) -> None:
@@ -261,7 +309,10 @@ class FaceDrawer:
     def characters(self, c, n: int) -> None:
         numeral = self.s["five"] if n == 5 else NUMERALS[n - 1]
         split = self.rng.uniform(0.4, 0.5)
-        mask, stretch = glyph(numeral, *self.font), 0.4
+        if n == 4 and self.s.get("four") == "loop":
+            mask, stretch = loop_four(self.rng), 0.0
+        else:
+            mask, stretch = glyph(numeral, *self.font), 0.4
         mh, mw = mask.shape
         squat = self.s.get("numeral_height", 1.0)
         if squat < 1 and mh > 0.5 * mw:  # a squat hand presses the tall numerals; 一 stays as written
