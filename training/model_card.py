@@ -122,7 +122,7 @@ the given share of the photo's side (at 0.33 the tiles are about 13 px tall at t
 | share | tiles right, zoom | without | photos all right, zoom | without | median latency, zoom / without |
 |---:|---:|---:|---:|---:|---:|
 {rows}
-{"".join(f"{chr(10)}{n}{chr(10)}" for n in bench.get("notes", []))}"""
+{_notes(bench)}"""
 
 
 def _seconds(v) -> str:
@@ -473,6 +473,11 @@ def _further_rounds(cr: dict) -> str:
     return "".join(lines)
 
 
+def _notes(record: dict) -> str:
+    """A card record's notes, each a paragraph of its own."""
+    return "".join(f"\n{n}\n" for n in record.get("notes", []))
+
+
 def _framing_rows(study: dict) -> str:
     """A framing study's table: the whole recognizer before -> after, per set of photos."""
     rows = "".join(f"| {r['name']} | {r['flowers_before']} -> {r['flowers_after']} ({r['flowers_tiles']}) | "
@@ -480,7 +485,7 @@ def _framing_rows(study: dict) -> str:
                    f"{r['exact_before']} -> {r['exact_after']} | {r['all_before']} -> {r['all_after']} | "
                    f"{r.get('extras_before', 'n/a')} -> {r.get('extras_after', 'n/a')} |\n"
                    for r in study.get("rows", []))
-    notes = "".join(f"\n{n}\n" for n in study.get("notes", []))
+    notes = _notes(study)
     return ("| photos | flowers right (tiles) | 萬 right (tiles) | tiles right | photos exactly right | photos all right "
             "| extras |\n|---|---|---|---|---|---|---|\n" + rows + notes)
 
@@ -878,7 +883,7 @@ def _decision_section(study: dict | None, text: dict) -> str:
         return ""
     rows = "".join(f"| {r['name']} | " + " | ".join(f"{r[k + '_before']} -> {r[k + '_after']}" for k, _ in DECISION_COLUMNS)
                    + " |\n" for r in study.get("rows", []))
-    notes = "".join(f"\n{n}\n" for n in study.get("notes", []))
+    notes = _notes(study)
     return f"""## {text['title']} ({study.get("date", "")})
 
 {text['text']} The whole recognizer before -> after:
