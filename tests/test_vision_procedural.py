@@ -113,48 +113,14 @@ def test_sets_lay_out_six_and_eight_sticks_either_way():
     style = random_style(np.random.default_rng(7))
     six, eight = {}, {}
     for rows, m_over_w in (("rows", "chevron"), ("columns", "m_over_w")):
-        ts = make_tileset({**style, "six_sticks": rows, "eight_sticks": m_over_w, "index": False,
-                           "stick_pitch": "apart", "stick_ends": "plain"}, np.random.default_rng(8))
+        ts = make_tileset({**style, "six_sticks": rows, "eight_sticks": m_over_w, "index": False},
+                          np.random.default_rng(8))
         six[rows], eight[m_over_w] = ts["faces"][23], ts["faces"][25]
     # two rows of three sticks leave the middle band bare; three rows of two fill it
     assert _ink(six["rows"], (0, 0.48, 1, 0.52)) < _ink(six["columns"], (0, 0.48, 1, 0.52)) / 3
     # three columns put a stick in the middle; two columns leave it bare
     assert _ink(six["columns"], (0.45, 0, 0.55, 1)) < _ink(six["rows"], (0.45, 0, 0.55, 1)) / 3
     assert np.abs(eight["chevron"][..., 3].astype(int) - eight["m_over_w"][..., 3].astype(int)).mean() > 5
-
-
-def test_sticks_can_touch_end_to_end_flare_and_take_two_inks():
-    style = {**random_style(np.random.default_rng(7)), "six_sticks": "columns", "index": False, "mono_ink": False,
-             "scheme": "light", "stick_ends": "plain", "stick_pitch": "apart", "stick_inks": "green", "stroke": 1.0}
-    faces = {}
-    for key, change in (("apart", {}), ("touching", {"stick_pitch": "touching"}),
-                        ("flared", {"stick_ends": "flared"}), ("two_tone", {"stick_inks": "two_tone"})):
-        faces[key] = make_tileset({**style, **change}, np.random.default_rng(8))["faces"][23]
-    # three rows of two: the gaps between a column's sticks close when they touch
-    gaps = (0.3, 0.32, 0.36, 0.35)  # the left column, between its top and middle sticks
-    assert _ink(faces["apart"], gaps) == 0 < _ink(faces["touching"], gaps)
-    # flared ends widen each stick at its ends, not at its middle
-    ends, middle = (0.225, 0.0, 0.25, 0.08), (0.225, 0.45, 0.25, 0.55)  # beside the left column
-    assert _ink(faces["flared"], ends) > _ink(faces["apart"], ends) + 8
-    assert _ink(faces["flared"], middle) == _ink(faces["apart"], middle)
-    # two tones: the left column's ink is no longer the right column's
-    left, right = faces["two_tone"][:, :faces["two_tone"].shape[1] // 2], faces["two_tone"][:, faces["two_tone"].shape[1] // 2:]
-    ink = lambda half: half[..., :3][half[..., 3] > 200].mean(0)  # noqa: E731
-    assert np.abs(ink(left) - ink(right)).max() > 40
-    assert np.abs(ink(faces["apart"][:, :left.shape[1]]) - ink(faces["apart"][:, left.shape[1]:])).max() < 10
-    kinds = {(s["stick_ends"], s["stick_pitch"], s["stick_inks"]) for s in map(random_style, map(np.random.default_rng, range(40)))}
-    assert {k[0] for k in kinds} == {"plain", "flared"} and {k[1] for k in kinds} == {"apart", "touching"}
-
-
-def test_a_corner_index_can_push_the_circles_and_sticks_aside():
-    style = {**random_style(np.random.default_rng(9)), "index": True, "index_gap": False, "index_corner": "right",
-             "index_room": False}
-    wide = make_tileset(style, np.random.default_rng(10))["faces"]
-    room = make_tileset({**style, "index_room": True}, np.random.default_rng(10))["faces"]
-    for cls in (13, 23):  # 5筒, 6條: drawn smaller, away from the top right corner
-        assert _ink(room[cls], (0, 0, 0.5, 0.5)) > 0
-        assert _ink(room[cls], (0.05, 0, 0.95, 0.1)) < _ink(wide[cls], (0.05, 0, 0.95, 0.1))
-    assert np.array_equal(room[0], wide[0])  # 萬 keep their size
 
 
 def test_an_index_goes_in_a_corner_or_in_the_middle_gap():
@@ -211,17 +177,14 @@ def test_a_lattice_white_dragon_keeps_its_middle_empty():
                         np.random.default_rng(12))["faces"][33]
     assert _ink(face, (0.1, 0.1, 0.9, 0.9)) > 300
     assert _ink(face, (0.42, 0.4, 0.58, 0.6)) == 0
-
-
-def test_a_white_dragon_of_checks_inks_a_band_and_keeps_its_middle_empty():
-    style = {**random_style(np.random.default_rng(11)), "white": "checks"}
-    face = make_tileset(style, np.random.default_rng(12))["faces"][33]
-    band = face[int(0.14 * face.shape[0]):int(0.2 * face.shape[0]), int(0.2 * face.shape[1]):int(0.8 * face.shape[1]), 3] > 128
-    assert 0.25 < band.mean() < 0.75  # squares in turn inked and bare
-    assert np.abs(np.diff(band.astype(int), axis=1)).sum() > 10  # many edges along the band
-    assert _ink(face, (0.35, 0.35, 0.65, 0.65)) == 0
-    kinds = {random_style(np.random.default_rng(s))["white"] for s in range(60)}
-    assert {"checks", "frame", "lattice"} <= kinds
+    # half the lattices carry red accents at the middle bar's sides (drawn off the face before)
+    reds = []
+    for seed in range(8):
+        style = {**random_style(np.random.default_rng(11)), "white": "lattice", "mono_ink": False, "scheme": "light"}
+        face = make_tileset(style, np.random.default_rng(seed))["faces"][33]
+        ink = face[..., 3] > 200
+        reds.append(int((ink & (face[..., 2] > face[..., 0] + 60) & (face[..., 2] > face[..., 1] + 60)).sum()))
+    assert min(reds) == 0 < max(reds)
 
 
 def test_table_tops_and_distractors_leave_tiles_alone():

@@ -125,21 +125,6 @@ def random_style(rng: np.random.Generator, held_out: bool | None = False) -> dic
     # two legs or a zigzag inside, nothing like a font's 四 (xmahjongg's scanned real set, and
     # Chinese and Japanese sets of the classic look). Drawn last, as above.
     style["four"] = "loop" if rng.random() < 0.3 else "glyph"
-    # How a set draws its 條, drawn last as above. Ends: plain, or flared like a bone (Western and
-    # HK sets). Pitch: sticks apart, or so long that those of a column touch end to end (then two
-    # columns of three read like two long stalks, and a reader that counts stalks reads 6條 as 4條).
-    # Inks: one green, or two tones by column (green and blue, or green and black), as many
-    # Taiwanese sets colour them. Room: a set that prints an index in a corner often draws its
-    # circles and sticks smaller, pushed away from it.
-    style["stick_ends"] = "flared" if rng.random() < 0.3 else "plain"
-    style["stick_pitch"] = "touching" if rng.random() < 0.3 else "apart"
-    style["stick_inks"] = ("green", "two_tone")[int(rng.random() < 0.4)]
-    style["stick_second_ink"] = "blue" if rng.random() < 0.6 else "black"
-    style["index_room"] = bool(rng.random() < 0.5)
-    # Western and HK sets often print 白 as a frame whose band is a row of checks, small squares
-    # in turn inked and bare, with a red mark at the middle of each side; two of five framed sets.
-    if style["white"] == "frame" and rng.random() < 0.4:
-        style["white"] = "checks"
     return style
 
 
@@ -350,28 +335,11 @@ class FaceDrawer:
     }
     PIN_RADIUS = {1: 0.4, 2: 0.22, 3: 0.17, 4: 0.2, 5: 0.17, 6: 0.17, 7: 0.13, 8: 0.13, 9: 0.14}
 
-    ROOM_SCALE = 0.86  # of the face a layout keeps when it makes room for a corner index
-
-    def room(self, cls: int) -> float:
-        """The scale of cls's layout: ROOM_SCALE where the style's corner index pushes it aside."""
-        s = self.s
-        in_gap = s.get("index_gap") and cls in self.GAP_INDEX
-        return self.ROOM_SCALE if s["index"] and s.get("index_room") and not in_gap else 1.0
-
-    def place(self, x: float, y: float, scale: float) -> tuple[float, float]:
-        """A layout point (shares of the face) in px, the layout shrunk by scale away from the
-        index's corner (top left or top right) toward the opposite bottom corner."""
-        if scale != 1.0:
-            x = 1 - (1 - x) * scale if self.s.get("index_corner") != "right" else x * scale
-            y = 1 - (1 - y) * scale
-        return x * self.w, y * self.h
-
     def pins(self, c, n: int) -> None:
-        scale = self.room(n + 8)
-        r = self.PIN_RADIUS[n] * self.w * self.rng.uniform(0.92, 1.05) * scale
+        r = self.PIN_RADIUS[n] * self.w * self.rng.uniform(0.92, 1.05)
         colours = self._pin_colours(n)
         for (x, y), col in zip(self.PIN_LAYOUT[n], colours):
-            self.circle(c, *self.place(x, y, scale), r, col, ornate=n == 1)
+            self.circle(c, x * self.w, y * self.h, r, col, ornate=n == 1)
         if self.s["index"]:
             self.index(c, str(n), n + 8)
 
@@ -446,26 +414,13 @@ class FaceDrawer:
         else:
             layout = self.stick_layout(n)
             three_rows = n in (7, 9) or (n == 6 and self.s.get("six_sticks") == "columns")
-            scale = self.room(n + 17)
-            if self.s.get("stick_pitch") == "touching":  # the rows' pitch, less a hairline
-                share = 0.34 if three_rows else 0.45
-            else:
-                share = 0.27 if three_rows else 0.38
-            length = share * self.h * self.rng.uniform(0.92, 1.02) * scale
-            width = self.w * (0.11 if n < 6 else 0.09) * self.s["stroke"] * scale
+            length = (0.27 if three_rows else 0.38) * self.h * self.rng.uniform(0.92, 1.02)
+            width = self.w * (0.11 if n < 6 else 0.09) * self.s["stroke"]
             for k, (x, y, tilt) in enumerate(layout):
                 red = (n == 5 and k == 4) or (n == 7 and k == 0) or (n == 9 and k % 3 == 1)
-                self.stick(c, *self.place(x, y, scale), length, width, tilt, self.stick_ink(x, y, red))
+                self.stick(c, x * self.w, y * self.h, length, width, tilt, self.ink["red" if red else "green"])
         if self.s["index"]:
             self.index(c, str(n), n + 17)
-
-    def stick_ink(self, x: float, y: float, red: bool) -> np.ndarray:
-        """A stick's ink: red where the layout marks it; in two-tone sets the second ink for the
-        left column (and the lower of two sticks in the middle one)."""
-        if red:
-            return self.ink["red"]
-        second = self.s.get("stick_inks") == "two_tone" and (x < 0.45 or (x < 0.55 and y > 0.5))
-        return self.ink[self.s.get("stick_second_ink", "blue")] if second else self.ink["green"]
 
     def stick(self, c, cx, cy, length, width, tilt, colour) -> None:
         a = np.deg2rad(tilt)
@@ -478,12 +433,6 @@ class FaceDrawer:
         if style == "outline":
             inner = max(1, wpx - 2 * max(1, int(self.lw * 0.6)))
             erase_shape(c, lambda m: cv2.line(m, top, bottom, 255, inner, cv2.LINE_AA, 4))
-        if self.s.get("stick_ends") == "flared":  # a bone: a bar across each end
-            nx, ny = np.cos(a) * width * 0.85, -np.sin(a) * width * 0.85
-            bar = max(2, int(round(width * 0.4)))
-            for ex, ey in ((cx - dx * 0.96, cy - dy * 0.96), (cx + dx * 0.96, cy + dy * 0.96)):
-                p1, p2 = _pt(ex - nx, ey - ny), _pt(ex + nx, ey + ny)
-                paint_shape(c, lambda m, p1=p1, p2=p2: cv2.line(m, p1, p2, 255, bar, cv2.LINE_AA, 4), colour)
         for f in nodes:
             px, py = cx - dx + 2 * dx * f, cy - dy + 2 * dy * f
             nx, ny = np.cos(a) * width * 0.7, -np.sin(a) * width * 0.7
@@ -531,7 +480,7 @@ class FaceDrawer:
                                              facing * -25, 0, 360, 255, -1, cv2.LINE_AA, 4), b)
 
     def white(self, c) -> None:
-        """白: blank, a frame (often blue, doubled), only its corners, a lattice, or a band of checks."""
+        """白: blank, a frame (often blue, doubled), only its corners, or a lattice."""
         kind = self.s["white"]
         if kind == "blank":
             return
@@ -556,27 +505,8 @@ class FaceDrawer:
             if self.rng.random() < 0.5:  # red accents at the middle bar's sides
                 for cx in (mx0, mx1):
                     paint_shape(c, lambda m, cx=cx: cv2.rectangle(m, _pt(cx - lw, (my0 + my1) / 2 - 2 * lw),
-                                                                   _pt(cx + lw, (my0 + my1) / 2 + 2 * lw), 255, -1, cv2.LINE_AA, 4), self.ink["red"])
-        elif kind == "checks":  # a band of checks, two squares deep, between two frames
-            col = self.ink["black" if self.rng.random() < 0.5 else "blue"]
-            n_x, n_y = 9, 12
-            sx, sy = (x1 - x0) / n_x, (y1 - y0) / n_y
-            paint_shape(c, lambda m: cv2.rectangle(m, _pt(x0, y0), _pt(x1, y1), 255, max(1, lw // 2), cv2.LINE_AA, 4), col)
-            paint_shape(c, lambda m: cv2.rectangle(m, _pt(x0 + 2 * sx, y0 + 2 * sy), _pt(x1 - 2 * sx, y1 - 2 * sy), 255,
-                                                   max(1, lw // 2), cv2.LINE_AA, 4), col)
-            marks = {(n_x // 2, j) for j in (0, 1, n_y - 2, n_y - 1)} | {(i, j) for i in (0, 1, n_x - 2, n_x - 1)
-                                                                         for j in (n_y // 2 - 1, n_y // 2)}
-            red = self.rng.random() < 0.7  # a red mark at the middle of each side
-            for i in range(n_x):
-                for j in range(n_y):
-                    if min(i, n_x - 1 - i) > 1 and min(j, n_y - 1 - j) > 1:
-                        continue  # the middle stays bare
-                    mark = red and (i, j) in marks
-                    if (i + j) % 2 and not mark:
-                        continue
-                    rx, ry = x0 + i * sx, y0 + j * sy
-                    paint_shape(c, lambda m, rx=rx, ry=ry: cv2.rectangle(m, _pt(rx, ry), _pt(rx + sx, ry + sy), 255, -1,
-                                                                         cv2.LINE_AA, 4), self.ink["red"] if mark else col)
+                                                                   _pt(cx + lw, (my0 + my1) / 2 + 2 * lw), 255, -1,
+                                                                   cv2.LINE_AA, 4), self.ink["red"])
         else:
             arm = 0.22 * self.w
             for (px, py, sx, sy) in ((x0, y0, 1, 1), (x1, y0, -1, 1), (x0, y1, 1, -1), (x1, y1, -1, -1)):
