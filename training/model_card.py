@@ -719,7 +719,7 @@ checks, was read 1條 or 8條 (17 times). Real sets draw those ways too, so the 
 given them (commit 3c3e7f6): sticks with flared ends (3 sets in 10), sticks as long as their rows'
 pitch (3 in 10), the left column in a second ink (4 in 10), the layout drawn at 0.86 of the face away
 from a corner index (half the sets that print one), and a 白 of checks (two in five framed sets).
-On that data the suit reader had a third round, 30 min from its own weights at peak lr 0.00015,
+On that data the suit reader had a further round, 30 min from its own weights at peak lr 0.00015,
 seed 6 (`training/train_group_reader.py` `train_group_reader`, 37 epochs, 2429 steps; on crops cut at
 the labelled boxes the valid split's real 筒 and 條 98.97%, against 99.2% for the shipped reader), and
 the classifier's leading member a round of 40 min from its own weights (the red fives' member) at peak
