@@ -178,9 +178,9 @@ def test_a_lattice_white_dragon_keeps_its_middle_empty():
     assert _ink(face, (0.1, 0.1, 0.9, 0.9)) > 300
     assert _ink(face, (0.42, 0.4, 0.58, 0.6)) == 0
     # half the lattices carry red accents at the middle bar's sides (drawn off the face before)
+    style = {**random_style(np.random.default_rng(11)), "white": "lattice", "mono_ink": False, "scheme": "light"}
     reds = []
     for seed in range(8):
-        style = {**random_style(np.random.default_rng(11)), "white": "lattice", "mono_ink": False, "scheme": "light"}
         face = make_tileset(style, np.random.default_rng(seed))["faces"][33]
         ink = face[..., 3] > 200
         reds.append(int((ink & (face[..., 2] > face[..., 0] + 60) & (face[..., 2] > face[..., 1] + 60)).sum()))
