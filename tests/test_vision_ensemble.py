@@ -181,6 +181,6 @@ def test_one_network_or_an_adapted_ensemble_leaves_no_first_member(tmp_path):
     assert (tmp_path / CLASSIFIER_FIRST_FILE).exists()
     ensemble.install(_nets(n=1)[0], tmp_path, crops)
     assert not (tmp_path / CLASSIFIER_FIRST_FILE).exists()
-    ensemble.install(TileEnsemble(_nets()), tmp_path, crops)
+    (tmp_path / CLASSIFIER_FIRST_FILE).write_bytes(b"an earlier ensemble's leading member")
     ensemble.install(TileEnsemble(_nets()), tmp_path, crops, cascade=False)  # as adapt installs
     assert not (tmp_path / CLASSIFIER_FIRST_FILE).exists()

@@ -208,7 +208,7 @@ def test_adapt_tunes_the_reader_on_the_players_flowers_and_keeps_the_previous_on
     cls = np.array(FLOWER_CLASSES)[(data["cls"] + 1) % 8]
     other = np.concatenate([cls, [5, 17]])  # two tiles that are no flowers: not the reader's
     crops = np.concatenate([data["crops"], data["crops"][:2]])
-    report = adapt_reader(tmp_path, crops, other, [], None, steps=40)
+    report = adapt_reader(tmp_path, crops, other, [], None, steps=20)
     assert report["flower_crops"] == 16 and report["held_out_by_photo"] is False and report["held_parts"] == 1
     assert report["new_accuracy"] > report["old_accuracy"] and report["installed"] is True
     assert (tmp_path / "previous" / READER_FILE).read_bytes() == old_onnx
