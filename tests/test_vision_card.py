@@ -177,3 +177,20 @@ def test_the_card_says_the_readers_batch_they_train_with():
     from training.model_card import READER_BATCH
 
     assert READER_BATCH == train_flower_reader.BATCH == train_group_reader.BATCH
+
+
+def test_the_detector_adapt_norm_study_has_a_row_per_detector_and_seed():
+    from training.model_card import _norm_study_section
+
+    assert _norm_study_section(None) == "" and "BatchNorm" not in model_card({})
+    cell = lambda test, held: {"test": test, "held": held}  # noqa: E731
+    study = {"date": "2026-12-06", "text": "Why.", "notes": ["A note."],
+             "rows": [{"detector": "old", "seed": 2, "before": cell(699, 14), "updated_1e-3": cell(280, 16),
+                       "kept_3e-4": cell(78, 0)}],
+             "whole": [{"detector": "old", "way": "kept", "before": 699, "after": 88, "held": "14 -> 1",
+                        "installed": True, "seconds": 65.8}]}
+    text = _norm_study_section(study)
+    assert "## The detector's adapt keeps its BatchNorm statistics (2026-12-06)" in text
+    assert "| old | 2 | 699 (14) | 280 (16) | n/a | 78 (0) |" in text  # a way not measured says so
+    assert "| old | kept | 699 | 88 | 14 -> 1 | yes | 66 s |" in text and "\nA note.\n" in text
+    assert text in model_card({"detector_adapt_norms": study})

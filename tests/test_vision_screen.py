@@ -288,6 +288,39 @@ def test_adapt_detector_tiny_round_installs_only_when_better(det_models, tmp_pat
         assert (det_models / "detector.onnx").read_bytes() != old
     else:
         assert (det_models / "detector.onnx").read_bytes() == old and not (det_models / "previous").exists()
+    # the tune moved the weights but kept every BatchNorm layer's statistics (keep_norm_statistics)
+    tuned = next((tmp_path / "work" / "tune" / "runs" / "adapt" / "weights").glob("*.pt"))
+    before, after = _norm_and_weights(MODELS / "detector.pt"), _norm_and_weights(tuned)
+    assert before[0].keys() == after[0].keys() and len(before[0]) > 50
+    assert all(_close(before[0][k], after[0][k]) for k in before[0])
+    assert not all(_close(before[1][k], after[1][k]) for k in before[1])
+
+
+def _close(a, b) -> bool:
+    import torch
+
+    return bool(torch.allclose(a.float(), b.float(), rtol=1e-3, atol=1e-4))
+
+
+def _norm_and_weights(pt):
+    """({name: BatchNorm running statistic}, {name: conv weight}) of an ultralytics checkpoint."""
+    import torch
+
+    model = torch.load(pt, map_location="cpu", weights_only=False)["model"]
+    state = model.state_dict()
+    stats = {k: v for k, v in state.items() if k.endswith(("running_mean", "running_var"))}
+    convs = {k: v for k, v in state.items() if k.endswith("conv.weight")}
+    return stats, convs
+
+
+def test_keep_norm_statistics_puts_only_the_norm_layers_in_eval_mode():
+    import torch
+
+    from training.adapt_detector import keep_norm_statistics
+
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.Dropout(0.1)).train()
+    keep_norm_statistics(type("Trainer", (), {"model": model})())
+    assert [m.training for m in model] == [True, False, True]
 
 
 def test_adapt_detector_skips_when_nothing_is_missed_or_invented(det_models, monkeypatch):

@@ -187,7 +187,9 @@ def _adapt_detector_section(st: dict | None) -> str:
 
 `adapt` fine-tunes the detector too (`training/adapt_detector.py`), after the classifier, when the
 pipeline misses or invents tiles on the corrected photos against the boxes the player confirmed:
-ultralytics from `models/detector.pt`, AdamW lr 0.001 falling to 0.0001, no warm-up, mosaic but the
+ultralytics from `models/detector.pt`, AdamW lr 0.001 falling to 0.0001 (since 2026-12-06 lr 0.0003
+with the BatchNorm statistics kept: "The detector's adapt keeps its BatchNorm statistics"; the rows
+below are of lr 0.001), no warm-up, mosaic but the
 last quarter of the epochs, batch up to 4 with `nbs` = batch (ultralytics otherwise accumulates 64
 images, and four photos would never reach an optimizer step), at the detector's imgsz, on the CPU. One
 photo in four is held out; the old and the new detector are scored there with the full pipeline
@@ -201,6 +203,35 @@ study's KDE set ({st['photos']} test photos, {st['tiles']} tiles, complete label
 {rows}
 {"".join(f"{chr(10)}- {w}" for w in st.get("why", []))}
 """
+
+
+NORM_STUDY_VARIANTS = (("updated_1e-3", "statistics updated, lr 0.001 (before)"),
+                      ("kept_1e-3", "statistics kept, lr 0.001"), ("kept_3e-4", "statistics kept, lr 0.0003 (now)"))
+
+
+def _norm_study_section(st: dict | None) -> str:
+    """The detector's adapt with its BatchNorm statistics kept: test-photo errors (held-photo errors)
+    of each way of tuning, per detector and seed, and the whole adapt_detector before -> after."""
+    if not st:
+        return ""
+    cell = lambda r: f"{r['test']} ({r['held']})" if r else "n/a"  # noqa: E731
+    rows = "".join(f"| {r['detector']} | {r['seed']} | {r['before']['test']} ({r['before']['held']}) | "
+                   + " | ".join(cell(r.get(k)) for k, _ in NORM_STUDY_VARIANTS) + " |\n" for r in st["rows"])
+    whole = "".join(f"| {r['detector']} | {r['way']} | {r['before']} | {r['after']} | {r['held']} | "
+                    f"{'yes' if r['installed'] else 'no'} | {r['seconds']:.0f} s |\n" for r in st.get("whole", []))
+    return f"""
+## The detector's adapt keeps its BatchNorm statistics ({st.get('date')})
+
+{st['text']}
+
+| detector | seed | not tuned | {" | ".join(t for _, t in NORM_STUDY_VARIANTS)} |
+|---|---:|---:|{"---:|" * len(NORM_STUDY_VARIANTS)}
+{rows}
+`adapt_detector` itself (seed 0: the held check, then the refit on all five photos), test-photo errors:
+
+| detector | way | before | after | held photo's errors | installed | time |
+|---|---|---:|---:|---|---|---:|
+{whole}{_notes(st)}"""
 
 
 # the batch of the flower and group readers' training (their BATCH): the card is rendered without
@@ -1159,7 +1190,7 @@ detector score x class probability. Then phantom boxes are screened out or flagg
 Flowers and seasons: {fl or 'n/a'}.
 Worst confusions: {conf or 'none'}.
 
-{_flower_section(info)}{_group_sections(info)}{_decision_sections(info)}{_framings_section(info)}{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'), [DECISION_STUDIES[k]['title'] for k in SCREEN_DECISIONS if info.get(k)])}{_peer_section(info.get('peer'))}{_adapt_sections(info)}{_adapt_detector_section(info.get('adapt_detector_study'))}{_zoom_section(info.get('zoom_bench'))}
+{_flower_section(info)}{_group_sections(info)}{_decision_sections(info)}{_framings_section(info)}{_style_section(info.get('style_study'))}{_screen_section(info.get('screen_study'), [DECISION_STUDIES[k]['title'] for k in SCREEN_DECISIONS if info.get(k)])}{_peer_section(info.get('peer'))}{_adapt_sections(info)}{_adapt_detector_section(info.get('adapt_detector_study'))}{_norm_study_section(info.get('detector_adapt_norms'))}{_zoom_section(info.get('zoom_bench'))}
 ## Limits
 
 - Trained on HK-style tiles with corner indices; Taiwanese sets without indices and with other flower art
