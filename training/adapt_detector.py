@@ -52,13 +52,9 @@ WEIGHTS_FILE = "detector.pt"
 ONNX_FILE = "detector.onnx"
 CLOSEUP_WEIGHTS_FILE = "detector_closeup.pt"
 DET_EPOCHS = 10
-# The tune's rate, with the BatchNorm statistics kept (keep_norm_statistics). On the red-bodied adapt
-# study's draw of 2026-12-06 (4 photos tuned on, 1 held, 40 test photos), three seeds each, errors on
-# the test photos (tiles missed + invented) after the tune, installed or not: with the detector of
-# 2026-11-30, which misses 2 of 3 of that set's tiles (699 errors), statistics updated at 0.001
-# 201 / 137 / 280, kept at 0.001 154 / 112 / 133, kept at 0.0003 172 / 73 / 78; with the shipped
-# detector at 0.001 219 updated, 320 kept, and 40 kept at 0.0003 (models/README.md, "The detector's
-# adapt keeps its BatchNorm statistics").
+# The tune's rate, the BatchNorm statistics kept (keep_norm_statistics): on the red adapt study's
+# photos 0.001 broke the shipped detector's candidates, and 0.0003 taught the most to a detector
+# that misses the set's tiles (model card, "The detector's adapt keeps its BatchNorm statistics").
 DET_LR = 0.0003
 MIN_PHOTOS = 2  # one to tune on, one held out (see the module doc)
 PASTED = 0  # photos composed from the confirmed tiles, added to the tuning photos (off: module doc)
