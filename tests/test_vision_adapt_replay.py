@@ -10,7 +10,7 @@ pytest.importorskip("PIL")
 from training import procedural  # noqa: E402
 from training.adapt_replay import player_look, replay_for, replay_tiles  # noqa: E402
 from tests.vision_support import flowers_print_numbers  # noqa: E402
-from vision.crops import CROP_STORE, face  # noqa: E402
+from vision.crops import CROP_STORE, face, to_input  # noqa: E402
 
 fonts = pytest.mark.skipif(not procedural.font_families(), reason="no CJK font of training/fonts.json installed")
 
@@ -120,3 +120,35 @@ def test_rehearsed_class_loss_masks_the_players_rows_and_weighs_each_part_by_its
     assert torch.isclose(rehearsed_class_loss(logits[:2], own, present), masked)  # class 2 never counts
     full = F.cross_entropy(logits[2:], torch.tensor([2]), label_smoothing=0.05)
     assert torch.isclose(rehearsed_class_loss(logits, own, present, np.array([2])), (2 * masked + full) / 3)
+
+
+@pytest.mark.parametrize("layout", ["channels_last", "contiguous_format"])
+def test_fine_tuning_in_either_layout_learns_the_same_and_gives_back_the_default_one(monkeypatch, layout):
+    """adapt tunes the classifier channels-last where that is faster (training/adapt.TUNE_LAYOUT):
+    the steps learn what the default layout's learn, and the net comes back in the default
+    layout, as export and saving expect."""
+    import torch
+
+    from training import adapt
+    from training.cls_net import TileNet
+
+    own = np.stack([_crop((230, 240, 245), (30, 30, 30), s) for s in range(4)])
+    torch.manual_seed(0)
+    start = TileNet().state_dict()
+    tuned = {}
+    for name in ("contiguous_format", layout):
+        monkeypatch.setattr(adapt, "TUNE_LAYOUT", getattr(torch, name))
+        net = TileNet()
+        net.load_state_dict(start)
+        tuned[name] = adapt.fine_tune(net, own, np.array([0, 0, 1, 1]), epochs=1, steps_per_epoch=3, batch=8)
+    weights = [p for p in tuned[layout].parameters() if p.dim() == 4]
+    assert weights and all(p.is_contiguous() for p in weights)
+    # AdamW turns float noise in a gradient into up to a step's worth of weight: compare what the
+    # nets read, against how far the steps moved it
+    x = torch.from_numpy(np.stack([to_input(c) for c in own]).transpose(0, 3, 1, 2).copy()).float() / 255
+    fresh = TileNet().eval()
+    fresh.load_state_dict(start)
+    with torch.no_grad():
+        read = {name: net(x)[0] for name, net in tuned.items()}
+        moved = (read["contiguous_format"] - fresh(x)[0]).abs().max()
+    assert (read[layout] - read["contiguous_format"]).abs().max() < 0.1 * moved
