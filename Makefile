@@ -63,7 +63,7 @@ bench-app: dev-deps
 bench-peer: dev-deps train-deps
 	$(VPY) -m training.bench_peer
 
-bench-adapt: train-deps
+bench-adapt: train-deps train-fonts
 	$(VPY) -m training.adapt_study
 
 bench-zoom: train-deps

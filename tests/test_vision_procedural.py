@@ -578,3 +578,23 @@ def test_the_group_readers_draw_some_fives_red_and_nothing_else():
     red = maybe_red_five(tileset, RED_FIVES[1], 1.0, rng)
     assert red["faces"][RED_FIVES[1]] is not tileset["faces"][RED_FIVES[1]]
     assert all(red["faces"][c] is tileset["faces"][c] for c in tileset["faces"] if c != RED_FIVES[1])
+
+
+def test_a_study_says_which_fonts_its_photos_are_drawn_without(tmp_path, monkeypatch):
+    """Drawn without some fonts of fonts.json, a procedural set differs from the one its recorded
+    figures were drawn with: the studies say so, and keep the list with their figures."""
+    from training import adapt_study, procedural
+
+    there = tmp_path / "there.ttf"
+    there.write_bytes(b"")
+    fonts = tmp_path / "fonts.json"
+    fonts.write_text(json.dumps({"families": {"kai": [[str(there), 0], [str(tmp_path / "gone.ttf"), 0]],
+                                              "hei": [[str(tmp_path / "gone2.ttc"), 1]]}}))
+    monkeypatch.setattr(procedural, "FONTS_FILE", fonts)
+    assert procedural.missing_font_files() == [str(tmp_path / "gone.ttf"), str(tmp_path / "gone2.ttc")]
+    said = []
+    assert adapt_study.fonts_missing("procedural-red", said.append) == procedural.missing_font_files()
+    assert len(said) == 1 and said[0].startswith("warning: 2 font files") and "make train-fonts" in said[0]
+    assert adapt_study.fonts_missing("traditional", said.append) == [] and len(said) == 1  # draws no font
+    fonts.write_text(json.dumps({"families": {"kai": [[str(there), 0]]}}))
+    assert procedural.missing_font_files() == [] and procedural.missing_fonts_warning([]) is None

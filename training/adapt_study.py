@@ -250,6 +250,19 @@ def prepare_photos(data_root: Path, models_dir: Path, work: Path, set_name: str,
     return run, shipped, test, folder, calibration
 
 
+def fonts_missing(set_name: str, log=print) -> list[str]:
+    """The font files a procedural set is drawn without here (training/procedural.py), said in
+    the log; none for the other sets, which draw no font."""
+    from training import procedural
+
+    if set_name not in PROCEDURAL_SETS:
+        return []
+    missing = procedural.missing_font_files()
+    if procedural.missing_fonts_warning(missing):
+        log(procedural.missing_fonts_warning(missing))
+    return missing
+
+
 def run_detector_study(data_root: Path, models_dir: Path, work: Path, set_name: str, seed: int,
                        epochs: int | None = None, log=print, **tune) -> dict:
     """The detector's part of adapt alone (the classifier as shipped), from the 5 adapt photos'
@@ -260,8 +273,10 @@ def run_detector_study(data_root: Path, models_dir: Path, work: Path, set_name: 
     from training.adapt_detector import DET_EPOCHS, adapt_detector
     from vision.model import Recognizer
 
+    missing = fonts_missing(set_name, log)
     run, shipped, test, folder, calibration = prepare_photos(data_root, models_dir, work, set_name, seed, reuse=True)
-    out = {"set": set_name, "seed": seed, "test_photos": TEST_PHOTOS, "before": score_models(shipped, test)}
+    out = {"set": set_name, "seed": seed, "test_photos": TEST_PHOTOS, "fonts_missing": missing,
+           "before": score_models(shipped, test)}
     image = cv2.imread(str(calibration), cv2.IMREAD_COLOR)
     sources = (("folder", lambda: folder_photos(folder)),
                ("calibration", lambda: [(image, calibration_boxes(image, Recognizer(shipped)))]))
@@ -284,9 +299,11 @@ def run_study(data_root: Path, models_dir: Path, work: Path, set_name: str, seed
     from training import adapt
 
     t_start = time.time()
+    missing = fonts_missing(set_name, log)
     run, shipped, test, folder, calibration = prepare_photos(data_root, models_dir, work, set_name, seed)
     log(f"photos ready in {time.time() - t_start:.0f} s")
     out = {"set": set_name, "seed": seed, "test_photos": TEST_PHOTOS, "adapt_photos": ADAPT_PHOTOS,
+           "fonts_missing": missing,
            "models": {p.name: hashlib.sha256(p.read_bytes()).hexdigest()[:12] for p in sorted(shipped.glob("*.onnx"))},
            "before": score_models(shipped, test)}
     log(f"shipped model: {out['before']['tiles_right']:.1%} tiles right")

@@ -69,6 +69,30 @@ def font_families() -> dict[str, list[tuple[str, int]]]:
     return {name: files for name, files in found.items() if files}
 
 
+def missing_font_files() -> list[str]:
+    """The font files of fonts.json not installed here. Drawn photos then differ from those of a
+    machine that has them all, and so do the figures of a study drawn with them
+    (missing_fonts_warning); make train-fonts installs them all."""
+    data = json.loads(FONTS_FILE.read_text(encoding="utf-8"))["families"]
+    return sorted({p for files in data.values() for p, _ in files if not Path(p).exists()})
+
+
+def missing_fonts_warning(missing: list[str]) -> str | None:
+    """What a study says when it draws photos without some fonts, or None when none is missing.
+
+    >>> missing_fonts_warning([]) is None
+    True
+    >>> missing_fonts_warning(["/usr/share/fonts/a.ttf"])[:60]
+    'warning: 1 font file of training/fonts.json is not installed'
+    """
+    if not missing:
+        return None
+    n = len(missing)
+    return (f"warning: {n} font file{'s' if n > 1 else ''} of training/fonts.json {'are' if n > 1 else 'is'} not "
+            "installed (make train-fonts): the photos are drawn with fewer styles than the figures "
+            "recorded in models/README.md, so their figures differ")
+
+
 def random_style(rng: np.random.Generator, held_out: bool | None = False) -> dict:
     """One manufacturer's choices. held_out: False never picks a LEAVE_OUT value, True always
     picks them (the held-out style), None picks freely."""

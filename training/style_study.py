@@ -111,12 +111,15 @@ def score_folder(models_dir: Path, folder: Path, fixed_numbers: dict | None = No
 def run(models: list[Path], work: Path, photos: int, seed: int = 0, valid: Path | None = None, log=print) -> dict:
     from training.train_classifier import REAL_NUMBERS
 
+    missing = procedural.missing_font_files()
+    if procedural.missing_fonts_warning(missing):
+        log(procedural.missing_fonts_warning(missing))
     folders = {name: (make_folder(work / name, name, photos, seed), None) for name in PHOTO_SETS}
     if (KDE_TEST / "labels").is_dir():
         folders["kde-traditional"] = (KDE_TEST, None)
     if valid is not None and valid.is_dir():  # the training data set's own HK sets: 梅1 蘭2 菊3 竹4
         folders["valid (HK sets)"] = (valid, REAL_NUMBERS)
-    out = {"photos_per_set": photos, "leave_out": procedural.LEAVE_OUT, "results": {}}
+    out = {"photos_per_set": photos, "leave_out": procedural.LEAVE_OUT, "fonts_missing": missing, "results": {}}
     for m in models:
         out["results"][str(m)] = {}
         for name, (folder, fixed) in folders.items():
