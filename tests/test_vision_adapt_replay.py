@@ -72,6 +72,16 @@ def test_without_fonts_adapt_goes_on_without_rehearsal_and_says_why(monkeypatch)
 
 
 @fonts
+def test_rehearsal_with_some_fonts_missing_says_so(monkeypatch):
+    crops = np.stack([_crop((200, 230, 240), (20, 20, 20), s) for s in range(3)])
+    monkeypatch.setattr(procedural, "missing_font_files", lambda: ["/usr/share/fonts/gone.ttf"])
+    tiles, report = replay_for(crops, False, seed=0)
+    assert tiles is not None and report["fonts_missing"] == 1 and "make train-fonts" in report["note"]
+    monkeypatch.setattr(procedural, "missing_font_files", lambda: [])
+    assert "fonts_missing" not in replay_for(crops, False, seed=0)[1]
+
+
+@fonts
 def test_fine_tuning_with_rehearsal_keeps_a_class_the_players_crops_lack():
     """Own crops of one class only: the rehearsal's loss must still reach the other classes' logits
     (without it, the masked loss leaves them to drift)."""

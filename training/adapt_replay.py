@@ -110,4 +110,9 @@ def replay_for(crops: np.ndarray, light_ink: bool, seed: int) -> tuple[dict | No
         tiles = replay_tiles(look, seed)
     except OSError as exc:  # no CJK font installed: adapt without rehearsal
         return None, {"skipped": str(exc), "look": look}
-    return tiles, {"crops": int(len(tiles["cls"])), "sets": REPLAY_SETS, "share": REPLAY_SHARE, "look": look}
+    report = {"crops": int(len(tiles["cls"])), "sets": REPLAY_SETS, "share": REPLAY_SHARE, "look": look}
+    missing = procedural.missing_font_files()
+    if missing:  # drawn in fewer styles than the measured adapt's rehearsal
+        report["fonts_missing"] = len(missing)
+        report["note"] = procedural.missing_fonts_warning(missing, "the rehearsal tiles")
+    return tiles, report

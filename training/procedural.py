@@ -77,8 +77,9 @@ def missing_font_files() -> list[str]:
     return sorted({p for files in data.values() for p, _ in files if not Path(p).exists()})
 
 
-def missing_fonts_warning(missing: list[str]) -> str | None:
-    """What a study says when it draws photos without some fonts, or None when none is missing.
+def missing_fonts_warning(missing: list[str], drawn: str = "the photos") -> str | None:
+    """What a study says when it draws (drawn: what) without some fonts, or None when none is
+    missing.
 
     >>> missing_fonts_warning([]) is None
     True
@@ -89,8 +90,8 @@ def missing_fonts_warning(missing: list[str]) -> str | None:
         return None
     n = len(missing)
     return (f"warning: {n} font file{'s' if n > 1 else ''} of training/fonts.json {'are' if n > 1 else 'is'} not "
-            "installed (make train-fonts): the photos are drawn with fewer styles than the figures "
-            "recorded in models/README.md, so their figures differ")
+            f"installed (make train-fonts): {drawn} are drawn in fewer styles than those the figures "
+            "in models/README.md were measured with")
 
 
 def random_style(rng: np.random.Generator, held_out: bool | None = False) -> dict:
