@@ -258,8 +258,9 @@ def fonts_missing(set_name: str, log=print) -> list[str]:
     if set_name not in PROCEDURAL_SETS:
         return []
     missing = procedural.missing_font_files()
-    if procedural.missing_fonts_warning(missing):
-        log(procedural.missing_fonts_warning(missing))
+    warning = procedural.missing_fonts_warning(missing)
+    if warning:
+        log(warning)
     return missing
 
 

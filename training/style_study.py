@@ -112,8 +112,9 @@ def run(models: list[Path], work: Path, photos: int, seed: int = 0, valid: Path 
     from training.train_classifier import REAL_NUMBERS
 
     missing = procedural.missing_font_files()
-    if procedural.missing_fonts_warning(missing):
-        log(procedural.missing_fonts_warning(missing))
+    warning = procedural.missing_fonts_warning(missing)
+    if warning:
+        log(warning)
     folders = {name: (make_folder(work / name, name, photos, seed), None) for name in PHOTO_SETS}
     if (KDE_TEST / "labels").is_dir():
         folders["kde-traditional"] = (KDE_TEST, None)
