@@ -255,13 +255,7 @@ def fonts_missing(set_name: str, log=print) -> list[str]:
     the log; none for the other sets, which draw no font."""
     from training import procedural
 
-    if set_name not in PROCEDURAL_SETS:
-        return []
-    missing = procedural.missing_font_files()
-    warning = procedural.missing_fonts_warning(missing)
-    if warning:
-        log(warning)
-    return missing
+    return procedural.say_missing_fonts(log) if set_name in PROCEDURAL_SETS else []
 
 
 def run_detector_study(data_root: Path, models_dir: Path, work: Path, set_name: str, seed: int,

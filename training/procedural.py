@@ -62,10 +62,14 @@ INK_DARK = {"blue": (150, 60, 20), "green": (40, 120, 20), "red": (35, 30, 200),
 INK_LIGHT = {"blue": (250, 245, 235), "green": (160, 235, 200), "red": (120, 210, 250), "black": (245, 245, 245)}
 
 
+def _listed_fonts() -> dict[str, list[list]]:
+    """fonts.json's families: {family: [[file, ttc index], ...]}, installed here or not."""
+    return json.loads(FONTS_FILE.read_text(encoding="utf-8"))["families"]
+
+
 def font_families() -> dict[str, list[tuple[str, int]]]:
     """Families of fonts.json whose files exist here (a missing package just narrows the styles)."""
-    data = json.loads(FONTS_FILE.read_text(encoding="utf-8"))["families"]
-    found = {name: [(p, i) for p, i in files if Path(p).exists()] for name, files in data.items()}
+    found = {name: [(p, i) for p, i in files if Path(p).exists()] for name, files in _listed_fonts().items()}
     return {name: files for name, files in found.items() if files}
 
 
@@ -73,8 +77,7 @@ def missing_font_files() -> list[str]:
     """The font files of fonts.json not installed here. Drawn photos then differ from those of a
     machine that has them all, and so do the figures of a study drawn with them
     (missing_fonts_warning); make train-fonts installs them all."""
-    data = json.loads(FONTS_FILE.read_text(encoding="utf-8"))["families"]
-    return sorted({p for files in data.values() for p, _ in files if not Path(p).exists()})
+    return sorted({p for files in _listed_fonts().values() for p, _ in files if not Path(p).exists()})
 
 
 def missing_fonts_warning(missing: list[str], drawn: str = "the photos") -> str | None:
@@ -92,6 +95,16 @@ def missing_fonts_warning(missing: list[str], drawn: str = "the photos") -> str 
     return (f"warning: {n} font file{'s' if n > 1 else ''} of training/fonts.json {'are' if n > 1 else 'is'} not "
             f"installed (make train-fonts): {drawn} are drawn in fewer styles than those the figures "
             "in models/README.md were measured with")
+
+
+def say_missing_fonts(log, drawn: str = "the photos") -> list[str]:
+    """missing_font_files(), after logging missing_fonts_warning where there are any: a study
+    keeps the list with its figures."""
+    missing = missing_font_files()
+    warning = missing_fonts_warning(missing, drawn)
+    if warning:
+        log(warning)
+    return missing
 
 
 def random_style(rng: np.random.Generator, held_out: bool | None = False) -> dict:

@@ -111,10 +111,7 @@ def score_folder(models_dir: Path, folder: Path, fixed_numbers: dict | None = No
 def run(models: list[Path], work: Path, photos: int, seed: int = 0, valid: Path | None = None, log=print) -> dict:
     from training.train_classifier import REAL_NUMBERS
 
-    missing = procedural.missing_font_files()
-    warning = procedural.missing_fonts_warning(missing)
-    if warning:
-        log(warning)
+    missing = procedural.say_missing_fonts(log)
     folders = {name: (make_folder(work / name, name, photos, seed), None) for name in PHOTO_SETS}
     if (KDE_TEST / "labels").is_dir():
         folders["kde-traditional"] = (KDE_TEST, None)
