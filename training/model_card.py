@@ -686,6 +686,19 @@ is a tile of the same suit holding all their circles or sticks and the tile chec
 replaces them (`vision/parts.py`, `Recognizer._join_parts`, `inference.join_parts`; null turns it
 off). Before the tile-holding test, 2x2 blocks of real tiles on the valid split were such groups
 (three 1筒 of one block read as a 4筒 at 0.93); with it no group of real tiles on any set passes."""},
+    "join_unsure_parts": {
+        "title": "Parts read as nothing sure, joined too",
+        "text": """The join above asks only about parts read as one 筒 or 條 class. On the style study's close-ups
+drawn again on 2026-12-06 (seed 0, the training fonts installed) the close-ups read 75.9% of their
+tiles, and the commonest error was a close tile of circles on a coloured body boxed circle by circle
+with each circle read as something else: a 5筒 on a black body as four 西 and a 白板 at 0.16-0.24, a
+4筒 as three 白板 and a 梅 at 0.12-0.15. Such a tile is no class the classifier knows, and its parts
+say so. Now kept boxes read under 0.4 (detector score x class probability), whatever their classes,
+that no group of one class holds are grouped by the same tests (lying together, each at most 0.4
+of the box round them, a tile's shape, no other tile inside), and the box round a group replaces
+them where the classifier reads it at least 0.8 sure as a 筒 or 條 tile holding at least as many
+circles or sticks as there are parts, and the tile check gives it 0.5 (`inference.join_parts.
+unsure_below`; null asks only about parts of one class, as before)."""},
     "same_tile": {
         "title": "One tile boxed twice",
         "text": """The screening drops a box lying mostly inside a bigger box the detector is at least as sure of. A

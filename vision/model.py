@@ -808,16 +808,17 @@ class Recognizer:
             return None
         kept = np.flatnonzero(screen(found["boxes"], found["scores"], found["p_cls"], found["shape"],
                                      found["aspect"], self._screen, found["p_tile"])[0])
-        cls = found["p_cls"][kept].argmax(1)
-        groups = part_groups(found["boxes"][kept], cls, found["shape"], cfg)
+        p_kept = found["p_cls"][kept]
+        groups = part_groups(found["boxes"][kept], p_kept.argmax(1), found["shape"], cfg,
+                             found["scores"][kept] * p_kept.max(1))
         if not groups:
             return None
-        wholes = np.stack([whole for _, whole in groups])
+        wholes = np.stack([whole for _, whole, _ in groups])
         seen = self._read_at(image, wholes, np.ones(len(wholes), np.float32), found["aspect"])
         p_tile = self.verifier.p_tile(image, wholes, found["aspect"])
         parts, joined = [], []
-        for k, (members, _) in enumerate(groups):
-            if is_whole_of(int(cls[members[0]]), len(members), seen["p_cls"][k], float(p_tile[k]), cfg):
+        for k, (members, _, part_cls) in enumerate(groups):
+            if is_whole_of(part_cls, len(members), seen["p_cls"][k], float(p_tile[k]), cfg):
                 parts += list(kept[members])
                 joined.append(k)
         if not joined:
