@@ -104,13 +104,13 @@ def test_unsure_real_tiles_side_by_side_or_in_a_row_are_no_candidate():
     (S3, 2, S6, 0.85, 0.6, True),  # two columns of three sticks: a 6條
     (P1, 4, 10, 0.9, 1.0, False),  # a 2筒 cannot hold four circles
     (P1, 4, 21, 0.9, 1.0, False),  # a 4條: another suit
-    (P1, 4, P4, 0.7, 1.0, False),  # unsure
+    (P1, 4, P4, 0.5, 1.0, False),  # unsure
     (P1, 4, P4, 0.9, 0.3, False),  # the check doubts it
     (None, 5, 13, 0.9, 1.0, True),  # five parts read unsure: a 5筒
     (None, 5, 22, 0.9, 1.0, True),  # or a 5條
     (None, 5, P4, 0.9, 1.0, False),  # a 4筒 cannot hold five
     (None, 2, 30, 0.95, 1.0, False),  # 北: not a tile of circles or sticks
-    (None, 5, 13, 0.7, 1.0, False),  # unsure
+    (None, 5, 13, 0.5, 1.0, False),  # unsure
     (None, 5, 13, 0.9, 0.3, False),  # the check doubts it
 ])
 def test_the_box_round_the_parts_must_read_as_their_tile(part, n, top, sure, p_tile, expected):
