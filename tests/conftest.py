@@ -28,6 +28,19 @@ def shipped_models_with(tmp_path):
 
 
 @pytest.fixture
+def shipped_and_changed(shipped_models_with):
+    """read(photos, key, value): evaluate()'s figures on a labelled folder with the shipped models
+    and with inference[key] set to value, as (shipped, changed)."""
+    def read(photos: Path, key: str, value) -> tuple[dict, dict]:
+        from training.evaluate import evaluate
+        from vision.model import Recognizer
+
+        return (evaluate(photos, Recognizer(MODELS), progress=False),
+                evaluate(photos, Recognizer(shipped_models_with(key, value)), progress=False))
+    return read
+
+
+@pytest.fixture
 def models_with_reader(tmp_path):
     """make(file, net, export): the shipped detector, classifier and settings in a fresh folder,
     and beside them net exported by export(net, path) as file alone of the optional models."""

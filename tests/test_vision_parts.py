@@ -125,33 +125,26 @@ def test_suit_count_names_the_suit_and_its_circles_or_sticks():
 
 
 @pytest.mark.skipif(not (MODELS / "verifier.onnx").exists(), reason="needs the shipped models")
-def test_a_drawn_close_tile_boxed_as_its_circles_reads_as_one_tile(shipped_models_with):
+def test_a_drawn_close_tile_boxed_as_its_circles_reads_as_one_tile(shipped_and_changed):
     # Two drawn close-ups (tests/fixtures/vision-closeup-parts): a 4筒 the detector boxed as three
     # and as four 1筒. Joined, every tile is right and nothing extra (the 1筒's own circle, boxed
     # inside it, is that tile boxed twice: vision/screen.py same_tile); unjoined, both 4筒 are
     # missed and their seven circles are 1筒 in the answer.
-    from training.evaluate import evaluate
-    from vision.model import Recognizer
-
-    photos = ROOT / "tests" / "fixtures" / "vision-closeup-parts"
-    shipped = evaluate(photos, Recognizer(MODELS), progress=False)
+    shipped, unjoined = shipped_and_changed(ROOT / "tests" / "fixtures" / "vision-closeup-parts", "join_parts", None)
     assert shipped["labelled_tiles"] == 4 and shipped["tiles_right"] == 1.0 and shipped["extras"] == 0
-    unjoined = evaluate(photos, Recognizer(shipped_models_with("join_parts", None)), progress=False)
     assert unjoined["tiles_found"] == 0.5 and unjoined["extras"] == 7
 
 
 @pytest.mark.skipif(not (MODELS / "verifier.onnx").exists(), reason="needs the shipped models")
-def test_a_drawn_close_tile_whose_circles_read_as_nothing_sure_reads_as_one_tile(shipped_models_with):
+def test_a_drawn_close_tile_whose_circles_read_as_nothing_sure_reads_as_one_tile(shipped_and_changed):
     # A drawn close-up (tests/fixtures/vision-closeup-unsure-parts): a 5筒 on a black body whose five
     # circles the detector boxes one by one and the classifier reads as 西 and 白板 at 0.16-0.24.
     # Joined as parts read unsure, the 5筒 is right and nothing is extra; with unsure_below off,
     # the 5筒 is missed and its circles are five tiles in the answer.
-    from training.evaluate import evaluate
-    from vision.model import Recognizer, load_config
+    from vision.model import load_config
 
-    photos = ROOT / "tests" / "fixtures" / "vision-closeup-unsure-parts"
-    shipped = evaluate(photos, Recognizer(MODELS), progress=False)
-    assert shipped["labelled_tiles"] == 1 and shipped["tiles_right"] == 1.0 and shipped["extras"] == 0
     off = {**load_config(MODELS)["join_parts"], "unsure_below": None}
-    unjoined = evaluate(photos, Recognizer(shipped_models_with("join_parts", off)), progress=False)
+    shipped, unjoined = shipped_and_changed(ROOT / "tests" / "fixtures" / "vision-closeup-unsure-parts",
+                                            "join_parts", off)
+    assert shipped["labelled_tiles"] == 1 and shipped["tiles_right"] == 1.0 and shipped["extras"] == 0
     assert unjoined["tiles_found"] == 0.0 and unjoined["extras"] == 5

@@ -25,6 +25,8 @@ from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_
 from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
 from vision.flowers import READER_FILE, FlowerReader
 from vision.group_readers import READERS, GroupReader, reader_file, reader_settings
+from vision.loose_boxes import DEFAULTS as TIGHTEN_DEFAULTS
+from vision.loose_boxes import tightened
 from vision.parts import JOIN_DEFAULTS, is_whole_of, part_groups
 from vision.screen import SCREEN_DEFAULTS, inside_share, screen, to_check
 from vision.verifier import VERIFIER_FILE, TileVerifier
@@ -123,6 +125,9 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # a box read as a back whose face has the colour of the photo's faces is a 白板
             # (vision/blanks.py); null: backs stay as the classifier reads them
             "blank_faces": dict(BLANK_DEFAULTS),
+            # a loose box round a lone tile drawn tight to the tile by its colour against the
+            # table (vision/loose_boxes.py), in a photo read at its own aspect; null: boxes as found
+            "tighten": dict(TIGHTEN_DEFAULTS),
             # phantom boxes (inside another tile, slivers at the edge, unreadable): vision/screen.py
             "screen": SCREEN_DEFAULTS,
             # a close tile the detector boxed as its circles or stick columns, joined again where
@@ -773,6 +778,8 @@ class Recognizer:
         scores, the photo's stretch (aspect), class and rotation probabilities, crop turns, and
         the tile check's p(tile) (None without one)."""
         boxes, scores, aspect = self.detect_with_aspect(image)
+        if aspect == 1.0:  # a squashed photo's boxes are not its tiles' shapes
+            boxes = tightened(image, boxes, scores, self.config.get("tighten"))[0]
         found = self._read_at(image, boxes, scores, aspect)
         joined = self._join_parts(image, found)
         return found if joined is None else joined
