@@ -1,7 +1,7 @@
 """A loose box round a lone tile, drawn tight to the tile by its colour against the table.
 
 On photos of a set the detector never saw (a red-bodied set lying loose on felt), it boxes a lone
-tile with a margin of table all round: 1.5-2.5 times the tile's area. Such a box misses its tile
+tile with a margin of table all round: 1.5-2.6 times the tile's area. Such a box misses its tile
 at IoU 0.5, so the tile counts as missed and the box as an extra, and the classifier reads a crop
 framed looser than the crops it learnt from. A lone tile stands out from the table round it: the
 pixels of the box that differ from the ring of table just outside it (in colour) are the tile,
@@ -10,14 +10,14 @@ rectangle's bounds are the tile's box.
 
 Only a box the detector is less sure of than `max_score` and no other box overlaps (at most
 `overlap` of its area) is looked at, and first only its edges: each must look like the strip just
-outside it (`edge_like`; a box that fits has tile inside some edge). The ring is read where no other
-box lies; without `min_ring` of it left, or where the box touches the photo's edge, the box stays
-as it is. Tile-coloured tables (a red set on red felt, white tiles on a light
-cloth) leave only the face's print standing out: a 1筒's circle is one solid blob well inside
-the box. So the blob must fill `rect_fill` of its rotated bounding rectangle (a circle fills
-0.79) and that rectangle must be a tile's shape, its short side at most `max_aspect` of its long
-(a tile's face is about 0.75, a circle 1.0), and the new box between `min_ratio` and `max_ratio`
-of the old one's area: a box that fits already stays.
+outside it (`edge_like`; a box that fits has tile inside some edge). The ring is read where no
+other box lies; without `min_ring` of it left, or where the box touches the photo's edge, the box
+stays as it is. Tile-coloured tables (a red set on red felt, white tiles on a light cloth) leave
+only the face's print standing out: a 1筒's circle is one solid blob well inside the box. So the
+blob must fill `rect_fill` of its rotated bounding rectangle (a circle fills 0.79) and that
+rectangle must be a tile's shape, its short side at most `max_aspect` of its long (a tile's face
+is about 0.75, a circle 1.0), and the new box between `min_ratio` and `max_ratio` of the old
+one's area: a box that fits already stays.
 
     >>> img = np.full((200, 200, 3), 120, np.uint8)
     >>> img[60:140, 75:125] = (40, 40, 190)  # a red tile, 50 x 80, on grey
@@ -52,7 +52,8 @@ def edges_like_outside(image: np.ndarray, box: tuple[int, int, int, int], most: 
     """Does each edge of the box (x1, y1, x2, y2, inside the photo by two pixels or more) look, on
     average, like the strip of photo just outside it (mean colours at most `most` apart)? A box
     that fits its tile has tile on the inside of some edge and table or another tile outside; a
-    loose one has table on both. A cheap first look: it costs a tenth of the whole."""
+    loose one has table on both. A cheap first look: the median valid photo took 4 ms without it,
+    0.55 ms with it."""
     x1, y1, x2, y2 = box
     pairs = ((image[y1:y1 + 2, x1:x2], image[y1 - 2:y1, x1:x2]), (image[y2 - 2:y2, x1:x2], image[y2:y2 + 2, x1:x2]),
              (image[y1:y2, x1:x1 + 2], image[y1:y2, x1 - 2:x1]), (image[y1:y2, x2 - 2:x2], image[y1:y2, x2:x2 + 2]))
