@@ -29,6 +29,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.screen import inside_share
+
 # Measured on the red adapt study's test photos, the style study's sets and the valid split
 # (2026-12-06, models/README.md "A loose box round a lone tile"): rect_fill and max_aspect keep
 # every box that moved from a miss to a match and refuse every one that moved the other way (1筒
@@ -65,15 +67,9 @@ def edges_like_outside(image: np.ndarray, box: tuple[int, int, int, int], most: 
 
 def lone(boxes: np.ndarray, overlap: float) -> np.ndarray:
     """Boxes (xyxy) no other box overlaps by more than overlap of their own area."""
-    n = len(boxes)
-    if n < 2:
-        return np.ones(n, bool)
-    lt = np.maximum(boxes[:, None, :2], boxes[None, :, :2])
-    rb = np.minimum(boxes[:, None, 2:], boxes[None, :, 2:])
-    inter = np.prod(np.clip(rb - lt, 0, None), 2)
-    np.fill_diagonal(inter, 0.0)
-    area = np.prod(np.clip(boxes[:, 2:] - boxes[:, :2], 1e-9, None), 1)
-    return (inter <= overlap * area[:, None]).all(1)
+    if len(boxes) < 2:
+        return np.ones(len(boxes), bool)
+    return (inside_share(boxes) <= overlap).all(1)
 
 
 def tight_box(image: np.ndarray, box, others: np.ndarray, settings: dict) -> np.ndarray | None:
