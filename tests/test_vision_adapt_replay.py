@@ -72,7 +72,7 @@ def test_without_fonts_adapt_goes_on_without_rehearsal_and_says_why(monkeypatch)
 
 
 @fonts
-def test_rehearsal_with_some_fonts_missing_says_so(monkeypatch):
+def test_rehearsal_with_some_fonts_missing_says_so(monkeypatch, few_rehearsal_sets):
     crops = np.stack([_crop((200, 230, 240), (20, 20, 20), s) for s in range(3)])
     monkeypatch.setattr(procedural, "missing_font_files", lambda: ["/usr/share/fonts/gone.ttf"])
     tiles, report = replay_for(crops, False, seed=0)

@@ -412,7 +412,7 @@ def test_rows_of_splits_on_vertical_gaps():
 
 # --- adaptation ---------------------------------------------------------------------------------------
 
-def test_adapt_learns_relabelled_tiles_and_keeps_previous(tmp_path):
+def test_adapt_learns_relabelled_tiles_and_keeps_previous(tmp_path, few_rehearsal_sets):
     from training.adapt import adapt_crops
     from training.dataset import crops_from_pairs, list_pairs
 

@@ -260,16 +260,21 @@ def paint_shape(canvas: np.ndarray, draw, colour) -> None:
     """Ink whatever draw(mask) draws (cv2 calls on a uint8 mask of the canvas size)."""
     mask = np.zeros(canvas.shape[:2], np.uint8)
     draw(mask)
-    a = mask.astype(np.float32)[..., None] / 255
-    canvas[..., :3] = canvas[..., :3] * (1 - a) + np.float32(colour) * a
-    canvas[..., 3:] = np.maximum(canvas[..., 3:], a * 255)
+    x, y, w, h = cv2.boundingRect(mask)  # blended only where drawn: a shape is a small part of a face
+    if not w or not h:
+        return
+    a = mask[y:y + h, x:x + w].astype(np.float32)[..., None] / 255
+    region = canvas[y:y + h, x:x + w]
+    region[..., :3] = region[..., :3] * (1 - a) + np.float32(colour) * a
+    region[..., 3:] = np.maximum(region[..., 3:], a * 255)
 
 
 def erase_shape(canvas: np.ndarray, draw) -> None:
     """Make transparent (the body shows) whatever draw(mask) draws: the gap inside a ring."""
     mask = np.zeros(canvas.shape[:2], np.uint8)
     draw(mask)
-    canvas[..., 3] *= 1 - mask.astype(np.float32) / 255
+    x, y, w, h = cv2.boundingRect(mask)
+    canvas[y:y + h, x:x + w, 3] *= 1 - mask[y:y + h, x:x + w].astype(np.float32) / 255
 
 
 def _pt(x: float, y: float) -> tuple[int, int]:
