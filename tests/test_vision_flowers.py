@@ -55,56 +55,6 @@ def test_merge_keeps_the_classifiers_group_when_the_reader_spreads_it():
     assert int(c[0].argmax()) == 5 and c[0, 5] == pytest.approx(0.35)
 
 
-def test_a_reader_that_says_no_flower_shares_the_call_whether_a_tile_is_one():
-    none = np.zeros((2, 9), np.float32)
-    none[0, 8] = 1.0  # row 0: "no flower"
-    none[1, 6] = 1.0  # row 1: 菊, surely a flower
-    # a 1條 bird the classifier puts among the flowers, and a 菊 it reads as 7筒 with some flower mass
-    p_cls = probs([{38: 0.5, 39: 0.2, 18: 0.3}, {15: 0.45, 40: 0.25, 0: 0.3}])
-    c, _ = merge(p_cls, None, np.array([True, True]), (none, None), weight=0.5)
-    assert c.argmax(1).tolist() == [18, 40]
-    assert c[0, FLOWER_CLASSES].sum() == pytest.approx(0.35) and c[0, 18] == pytest.approx(0.65)
-    assert c[1, FLOWER_CLASSES].sum() == pytest.approx(0.625) and c[1, 15] == pytest.approx(0.375 * 0.6)
-    assert np.allclose(c.sum(1), 1.0)
-    # all the classifier's mass among the flowers: the rest goes to the other classes evenly
-    c, _ = merge(probs([{38: 1.0}]), None, np.array([True]), (none[:1], None), weight=1.0)
-    assert c[0, FLOWER_CLASSES].sum() == pytest.approx(0.0, abs=1e-6) and c[0].sum() == pytest.approx(1.0)
-
-
-class NoneSession:
-    """A reader's session that also says "no flower" (nine classes): every crop 竹 printing 4."""
-
-    def __init__(self):
-        self.inputs = []
-
-    def get_outputs(self):
-        return [type("Out", (), {"shape": ["n", 9]})(), type("Out", (), {"shape": ["n", 4]})()]
-
-    def run(self, names, feeds):
-        self.inputs.append(feeds["image"])
-        n = len(feeds["image"])
-        return [np.tile(np.eye(9, dtype=np.float32)[7], (n, 1)), np.tile(np.eye(4, dtype=np.float32)[3], (n, 1))]
-
-
-def test_a_reader_that_says_no_flower_is_asked_about_doubtful_crops_with_some_flower_mass_too():
-    image = np.full((300, 400, 3), 200, np.uint8)
-    boxes = np.array([[10, 10, 60, 80], [100, 10, 150, 80], [200, 10, 250, 80], [300, 10, 350, 80]], np.float32)
-    # in the group; doubtful with 0.25 flower mass; sure of 7筒 with 0.2; doubtful with 0.1
-    p_cls = probs([{38: 0.9, 0: 0.1}, {15: 0.45, 40: 0.25, 0: 0.3}, {15: 0.8, 40: 0.2}, {15: 0.4, 40: 0.1, 0: 0.5}])
-    session = NoneSession()
-    reader = FlowerReader(session, {"weight": 1.0, "scales": [1.0]})
-    assert reader.says_whether
-    c, _ = reader.refine(image, boxes, [False] * 4, p_cls, None)
-    assert len(session.inputs[0]) == 2 and c.argmax(1).tolist() == [41, 41, 15, 0]
-    eight = FakeSession()  # a reader of eight classes: the group's crops alone, as before
-    assert not FlowerReader(eight).says_whether
-    FlowerReader(eight, {"scales": [1.0]}).refine(image, boxes, [False] * 4, p_cls, None)
-    assert len(eight.inputs[0]) == 1
-    off = NoneSession()
-    FlowerReader(off, {"doubt_group": None, "scales": [1.0]}).refine(image, boxes, [False] * 4, p_cls, None)
-    assert len(off.inputs[0]) == 1
-
-
 class FakeSession:
     """An ONNX session stand-in that says every crop is 竹 printing 4, and records its inputs."""
 
@@ -202,56 +152,6 @@ def test_a_further_reader_round_starts_from_the_readers_own_weights():
     made = start_from(MODELS / "classifier.pt")  # a classifier's: made into a reader
     assert torch.equal(made.cls_head.weight, from_classifier(MODELS / "classifier.pt").cls_head.weight)
     assert start_from(None).cls_head.out_features == len(FLOWER_CLASSES)
-
-
-def test_a_reader_is_given_a_row_for_no_flower_and_keeps_what_it_read():
-    torch = pytest.importorskip("torch")
-    from training.train_flower_reader import (OTHER, WEIGHTS_FILE, export_onnx, from_classifier, says_none,
-                                              start_from, with_other)
-
-    eight = start_from(MODELS / WEIGHTS_FILE).eval()
-    nine = start_from(MODELS / WEIGHTS_FILE, other=True).eval()
-    assert not says_none(eight) and says_none(nine) and OTHER == 8
-    x = torch.rand(3, 3, FLOWER_INPUT, FLOWER_INPUT)
-    with torch.no_grad():
-        a8, a9 = eight(x)[0], nine(x)[0]
-    assert torch.allclose(a8, a9[:, :8]) and with_other(nine) is nine
-    made = from_classifier(MODELS / "classifier.pt", other=True)
-    assert made.cls_head.out_features == 9
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as d:
-        torch.save(nine.state_dict(), Path(d) / WEIGHTS_FILE)
-        assert says_none(start_from(Path(d) / WEIGHTS_FILE))  # a reader of nine loads as one
-        export_onnx(nine, Path(d) / READER_FILE)
-        import onnxruntime as ort
-
-        from vision.flowers import says_whether
-
-        assert says_whether(ort.InferenceSession(str(Path(d) / READER_FILE), providers=["CPUExecutionProvider"]))
-
-
-def test_a_reader_saying_no_flower_reads_no_tile_right_and_others_are_labelled_so():
-    from training.train_classifier import NO_NUMBER
-    from training.train_flower_reader import OTHER, OTHER_SOURCES, read_right, real_others
-
-    # a plant read as "no flower" is wrong, though OTHER >= 4 as the plants are
-    assert read_right(np.array([OTHER, 5]), np.array([1, 1]), np.array([5, 5]), np.array([1, 1])).tolist() == [False, True]
-    assert 18 in OTHER_SOURCES and not set(OTHER_SOURCES) & set(FLOWER_CLASSES) and 42 in OTHER_SOURCES
-    cache = {"cls": np.array([18, 18, 40, 3, 42]), "crops": np.zeros((5, 96, 96, 3), np.uint8)}
-    got = real_others(cache, np.random.default_rng(0), per_class=1)
-    assert got["crops"].shape == (3, FLOWER_STORE, FLOWER_STORE, 3)  # one 1條, the 4萬, the back; never the 菊
-    assert (got["cls"] == OTHER).all() and (got["num"] == NO_NUMBER).all()
-
-
-def test_adapt_keeps_teaching_a_reader_of_nine_to_say_no_flower():
-    from training.adapt_readers import rehearsal_others
-    from training.train_flower_reader import OTHER
-
-    replay = {"crops": np.zeros((6, 96, 96, 3), np.uint8), "cls": np.array([38, 39, 18, 5, 42, 40])}
-    x, y, k = rehearsal_others(replay, 2, np.random.default_rng(0))
-    assert x.shape == (2, FLOWER_STORE, FLOWER_STORE, 3) and (y == OTHER).all()
-    assert len(rehearsal_others(replay, 10, np.random.default_rng(0))[1]) == 3
 
 
 def test_the_card_counts_every_reader_round():

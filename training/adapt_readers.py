@@ -31,8 +31,7 @@ from training import train_group_reader as tgr
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss
 from training.quantize import INT8_READERS, quantize_reader
 from training.train_classifier import NO_NUMBER
-from training.train_flower_reader import (OTHER, WEIGHTS_FILE, export_onnx, read_right, reader_view, says_none,
-                                         start_from)
+from training.train_flower_reader import WEIGHTS_FILE, export_onnx, read_right, reader_view, start_from
 from vision.classes import FLOWER_CLASSES
 from vision.flowers import FLOWER_STORE, READER_FILE
 from vision.group_readers import READERS, reader_file
@@ -130,16 +129,6 @@ def reader_crops(crops: np.ndarray, cls: np.ndarray, numbers: np.ndarray | None,
     return x, y, k, mine
 
 
-def rehearsal_others(replay: dict, n: int, rng: np.random.Generator, kind: ReaderKind = FLOWERS) -> tuple:
-    """Up to n of the rehearsal tiles outside the reader's group, at the reader's FLOWER_STORE,
-    as (crops, OTHER, no number): a reader that says "none of them" keeps being taught to say it,
-    in the player's look, where adapt tunes it on the group's tiles alone."""
-    idx = rng.permutation(np.flatnonzero(~np.isin(replay["cls"], kind.classes)))[:n]
-    x = np.stack([cv2.resize(c, (FLOWER_STORE, FLOWER_STORE)) for c in replay["crops"][idx]]) if len(idx) \
-        else np.zeros((0, FLOWER_STORE, FLOWER_STORE, 3), np.uint8)
-    return x, np.full(len(idx), OTHER, np.int64), np.full(len(idx), NO_NUMBER, np.int64)
-
-
 def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, folds: list[np.ndarray],
                  numbers: np.ndarray | None, seed: int = 0, steps: int = 150,
                  install_if_better: bool = True, replay: dict | None = None, kind: ReaderKind = FLOWERS) -> dict | None:
@@ -158,9 +147,6 @@ def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, folds: li
     rehearsal = None
     if replay is not None and np.isin(replay["cls"], kind.classes).any():
         rehearsal = reader_crops(replay["crops"], replay["cls"], replay["numbers"], kind)[:3]
-        if says_none(load_reader(models_dir, kind), kind.classes):
-            others = rehearsal_others(replay, len(rehearsal[1]) // 4, np.random.default_rng((seed, 3)), kind)
-            rehearsal = tuple(np.concatenate([a, b]) for a, b in zip(rehearsal, others))
     parts = [f[mine] for f in folds if f[mine].any() and (~f[mine]).any()]
 
     def tune(train: np.ndarray):

@@ -84,8 +84,6 @@ def parse(argv):
     ap.add_argument("--flower-lr", type=float, default=3e-4, help="flower reader peak learning rate")
     ap.add_argument("--flower-jitter", type=float, default=1.0,
                     help="flower reader box jitter: each view's drawn up to this many times the classifier's")
-    ap.add_argument("--flower-other", action=argparse.BooleanOptionalAction, default=False,
-                    help="the flower reader also learns to say a crop is no flower (vision/flowers.py)")
     ap.add_argument("--skip-flower-reader", action="store_true",
                     help="keep models/flower_reader.onnx (and what the card says of it) as it is")
     for prefix, (name, what, minutes) in GROUP_READER_OPTIONS.items():
@@ -297,7 +295,7 @@ def flower_reader_stage(args, info: dict, data_root: Path, work: Path, models: P
     metrics = tf.train_flower_reader(data_root, fl_work, models / READER_FILE, args.flower_minutes,
                                      init if init.exists() else None, seed=args.seed, threads=args.threads,
                                      lr=args.flower_lr, log=lambda s: print(s, flush=True),
-                                     jitter=args.flower_jitter, other=args.flower_other)
+                                     jitter=args.flower_jitter)
     torch.save(torch.load(fl_work / "flower_reader_last.pt"), models / tf.WEIGHTS_FILE)
     if init.name == tf.WEIGHTS_FILE and before:  # a further round from the reader's own weights
         metrics["rounds"] = before.get("rounds", []) + [

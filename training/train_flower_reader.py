@@ -40,15 +40,6 @@ BATCH = 64
 # read a red set's flowers at the detector's boxes 30/41 right, at the same boxes shrunk 15%
 # 35/41, and the data set's real ones best at boxes grown 15% (2026-12-03): it leant on one framing
 JITTER = 1.0
-# The reader's ninth class, where trained with it (--other): the crop is no flower or season.
-# Asked about every crop the classifier puts in the flower group, and about doubtful crops with
-# some flower mass, it says whether the tile is one: on drawn sets a 1條 bird was read as a flower
-# 31 times, and a real set's 菊 as 7筒. Its examples: every other face and a back, the 1條 bird
-# (a picture, as the flowers are) three times as often, from procedural sets and real photos.
-OTHER = len(FLOWER_CLASSES)
-OTHER_SHARE = 0.25  # of each batch
-OTHER_SOURCES = tuple(c for c in range(43) if c not in FLOWER_CLASSES) + (18, 18)
-OTHER_REAL_PER_CLASS = 60
 
 
 class Reader(nn.Module):
@@ -65,69 +56,39 @@ class Reader(nn.Module):
         return (F.softmax(a, 1), F.softmax(c, 1)) if self.with_number else F.softmax(a, 1)
 
 
-def from_classifier(path: Path | None, classes=FLOWER_CLASSES, other: bool = False) -> TileNet:
+def from_classifier(path: Path | None, classes=FLOWER_CLASSES) -> TileNet:
     """A TileNet with a class head for classes (the 8 flowers unless said) whose features,
     number head and those rows of the class head come from the classifier's weights at path
-    (its first member if it is an ensemble; fresh weights without one); with other, a last row
-    for "none of them", started as the mean of the classifier's other classes' rows."""
+    (its first member if it is an ensemble; fresh weights without one)."""
     net = first_member(path) if path else TileNet()
     head = net.cls_head
-    net.cls_head = nn.Linear(head.in_features, len(classes) + other)
-    rest = [c for c in range(head.out_features) if c not in classes]
+    net.cls_head = nn.Linear(head.in_features, len(classes))
     with torch.no_grad():
-        net.cls_head.weight[:len(classes)].copy_(head.weight[list(classes)])
-        net.cls_head.bias[:len(classes)].copy_(head.bias[list(classes)])
-        if other:
-            net.cls_head.weight[-1].copy_(head.weight[rest].mean(0))
-            net.cls_head.bias[-1].copy_(head.bias[rest].mean())
+        net.cls_head.weight.copy_(head.weight[list(classes)])
+        net.cls_head.bias.copy_(head.bias[list(classes)])
     return net
 
 
-def with_other(net: TileNet, classes=FLOWER_CLASSES) -> TileNet:
-    """A reader of classes given the "none of them" row, its features and rows kept: the new row
-    starts as the mean of the others less their spread, so that the reader first says what it said."""
-    if says_none(net, classes):
-        return net
-    head = net.cls_head
-    net.cls_head = nn.Linear(head.in_features, len(classes) + 1)
-    with torch.no_grad():
-        net.cls_head.weight[:-1].copy_(head.weight)
-        net.cls_head.bias[:-1].copy_(head.bias)
-        net.cls_head.weight[-1].copy_(head.weight.mean(0))
-        net.cls_head.bias[-1].copy_(head.bias.mean() - head.bias.std())
-    return net
-
-
-def says_none(net, classes=FLOWER_CLASSES) -> bool:
-    """Has this reader the "none of them" row (an ensemble of readers: never)?"""
-    head = getattr(net, "cls_head", None)
-    return head is not None and head.out_features == len(classes) + 1
-
-
-def start_from(path: Path | None, classes=FLOWER_CLASSES, other: bool = False) -> TileNet | TileEnsemble:
+def start_from(path: Path | None, classes=FLOWER_CLASSES) -> TileNet | TileEnsemble:
     """The reader's starting point: a reader's own weights (a further round; a TileEnsemble
     where the reader is one of rounds read together), or from_classifier's network made from a
-    classifier's weights (or fresh ones without a path); with other, given the "none of them"
-    row where it has none (with_other)."""
+    classifier's weights (or fresh ones without a path)."""
     if path is not None:
         state = torch.load(path, map_location="cpu")
         if member_count(state) and _is_reader(member_state(state, 0), classes):
             return TileEnsemble([_reader(member_state(state, i), classes) for i in range(member_count(state))])
         if _is_reader(state, classes):
-            net = _reader(state, classes)
-            return with_other(net, classes) if other else net
-    return from_classifier(path, classes, other)
+            return _reader(state, classes)
+    return from_classifier(path, classes)
 
 
 def _is_reader(state: dict, classes) -> bool:
-    """Whether state is a reader's of classes (its class head one row a class, and maybe one for
-    none of them), not a classifier's."""
-    return state.get("cls_head.weight") is not None and \
-        state["cls_head.weight"].shape[0] in (len(classes), len(classes) + 1)
+    """Whether state is a reader's of classes (its class head one row a class), not a classifier's."""
+    return state.get("cls_head.weight") is not None and state["cls_head.weight"].shape[0] == len(classes)
 
 
 def _reader(state: dict, classes) -> TileNet:
-    net = from_classifier(None, classes, other=state["cls_head.weight"].shape[0] == len(classes) + 1)
+    net = from_classifier(None, classes)
     net.load_state_dict(state)
     return net
 
@@ -171,31 +132,6 @@ def procedural_flowers(rng: np.random.Generator, sets: int, per_class: int, held
     return procedural_group(rng, sets, per_class, FLOWER_CLASSES, held_out)
 
 
-def as_others(data: dict) -> dict:
-    """Crops of tiles that are no flower, labelled OTHER with no number."""
-    return {"crops": data["crops"], "cls": np.full(len(data["cls"]), OTHER, np.int64),
-            "num": np.full(len(data["cls"]), NO_NUMBER, np.int64)}
-
-
-def procedural_others(rng: np.random.Generator, sets: int, held_out: bool = False) -> dict:
-    """OTHER_SOURCES' crops (one each) of freshly drawn procedural sets, as others."""
-    return as_others(procedural_group(rng, sets, 1, OTHER_SOURCES, held_out))
-
-
-def real_others(cache: dict, rng: np.random.Generator, per_class: int = OTHER_REAL_PER_CLASS) -> dict:
-    """Up to per_class crops of each class of a split's crop cache that is no flower, at
-    FLOWER_STORE, as others."""
-    pick = np.concatenate([rng.permutation(np.flatnonzero(cache["cls"] == c))[:per_class]
-                           for c in sorted(set(OTHER_SOURCES))]).astype(np.int64)
-    crops = np.stack([cv2.resize(c, (FLOWER_STORE, FLOWER_STORE)) for c in cache["crops"][pick]]) \
-        if len(pick) else np.zeros((0, FLOWER_STORE, FLOWER_STORE, 3), np.uint8)
-    return as_others({"crops": crops, "cls": cache["cls"][pick]})
-
-
-def joined(*parts: dict) -> dict:
-    return {k: np.concatenate([p[k] for p in parts]) for k in ("crops", "cls", "num")}
-
-
 def reader_view(crop: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
     """A stored crop as the reader's (3, FLOWER_INPUT, FLOWER_INPUT) input, jittered (box jitter
     at strength times the classifier's), in the classifier's frame: upright or upside down."""
@@ -210,18 +146,14 @@ def read_right(a: np.ndarray, c: np.ndarray, y: np.ndarray, k: np.ndarray) -> np
     >>> read_right(np.array([0, 4, 1]), np.array([0, 0, 3]), np.array([1, 4, 1]), np.array([0, 1, NO_NUMBER])).tolist()
     [True, False, True]
     """
-    return np.where(k == NO_NUMBER, a == y, ((a < 4) == (y < 4)) & (a < OTHER) & (c == k))
+    return np.where(k == NO_NUMBER, a == y, ((a < 4) == (y < 4)) & (c == k))
 
 
-def batch(pool: dict, real: dict, rng: np.random.Generator, n: int = BATCH, jitter: float = JITTER,
-          others: dict | None = None) -> tuple[torch.Tensor, ...]:
-    """n reader views: OTHER_SHARE of them from others where given, then REAL_SHARE real."""
+def batch(pool: dict, real: dict, rng: np.random.Generator, n: int = BATCH, jitter: float = JITTER
+          ) -> tuple[torch.Tensor, ...]:
     xs, ys, ks = [], [], []
     for _ in range(n):
-        if others is not None and len(others["cls"]) and rng.random() < OTHER_SHARE:
-            src = others
-        else:
-            src = real if len(real["cls"]) and rng.random() < REAL_SHARE else pool
+        src = real if len(real["cls"]) and rng.random() < REAL_SHARE else pool
         j = int(rng.integers(len(src["cls"])))
         xs.append(reader_view(src["crops"][j], rng, strength=rng.uniform(1.0, jitter)))
         ys.append(src["cls"][j])
@@ -231,8 +163,7 @@ def batch(pool: dict, real: dict, rng: np.random.Generator, n: int = BATCH, jitt
 
 
 def predict(net: TileNet, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(class 0-7, or OTHER where the reader has that row; number 0-3) argmax for stored crops at
-    FLOWER_STORE."""
+    """(class 0-7, number 0-3) argmax for stored crops at FLOWER_STORE."""
     net.eval()
     a_all, c_all = [], []
     with torch.no_grad():
@@ -250,13 +181,11 @@ def metrics(net: TileNet, data: dict) -> dict:
         return {}
     a, c = predict(net, data["crops"])
     y, k = data["cls"], data["num"]
-    if (y == OTHER).all():  # tiles that are no flower: how many the reader says so of
-        return {"crops": int(len(y)), "read_other": float(np.mean(a == OTHER))}
     group = (a < 4) == (y < 4)
     printed = k != NO_NUMBER
     return {"crops": int(len(y)), "name": float(np.mean(a == y)), "season_or_plant": float(np.mean(group)),
             "number": float(np.mean(c[printed] == k[printed])) if printed.any() else float("nan"),
-            "tile": float(np.mean(read_right(a, c, y, k))), "read_other": float(np.mean(a == OTHER))}
+            "tile": float(np.mean(read_right(a, c, y, k)))}
 
 
 def export_onnx(net: TileNet, path: Path, with_number: bool = True) -> None:
@@ -301,56 +230,37 @@ def train_time_boxed(net: TileNet, minutes: float, lr: float, draw_pool, loss_on
 
 
 def train_flower_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes: float, init_weights: Path | None,
-                        seed: int = 0, threads: int = 2, lr: float = 3e-4, log=print, jitter: float = JITTER,
-                        other: bool = False) -> dict:
+                        seed: int = 0, threads: int = 2, lr: float = 3e-4, log=print, jitter: float = JITTER) -> dict:
     """Train (time-boxed, cosine schedule; box jitter up to jitter times the classifier's),
     export, and return the figures on the valid split's real flowers and on procedural sets of
-    the held-out style; with other, the reader also learns to say a crop is no flower (OTHER),
-    and its figures on tiles that are none follow ("..._others")."""
+    the held-out style."""
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
     work_dir = Path(work_dir)
-    train_cache, valid_cache = crop_cache(data_root, work_dir, "train"), crop_cache(data_root, work_dir, "valid")
-    real, valid = real_flowers(train_cache), real_flowers(valid_cache)
+    real = real_flowers(crop_cache(data_root, work_dir, "train"))
+    valid = real_flowers(crop_cache(data_root, work_dir, "valid"))
     held = procedural_flowers(np.random.default_rng((seed, 99)), sets=8, per_class=4, held_out=True)
     seen = procedural_flowers(np.random.default_rng((seed, 98)), sets=8, per_class=4)
-    checks = {"valid": valid, "held_out_style": held, "seen_styles": seen}
-    real_other = None
-    if other:
-        real_other = real_others(train_cache, np.random.default_rng((seed, 97)))
-        checks.update(valid_others=real_others(valid_cache, np.random.default_rng((seed, 96)), per_class=10),
-                      held_out_style_others=procedural_others(np.random.default_rng((seed, 95)), 8, held_out=True),
-                      seen_styles_others=procedural_others(np.random.default_rng((seed, 94)), 8))
-        del train_cache, valid_cache
-    net = start_from(init_weights, other=other)
-    before = {name: metrics(net, data) for name, data in checks.items()}
+    net = start_from(init_weights)
+    before = {"valid": metrics(net, valid), "held_out_style": metrics(net, held), "seen_styles": metrics(net, seen)}
     log(json.dumps({"before": before}))
-    others = None
-
-    def draw_pool():
-        nonlocal others
-        if other:  # a fresh draw of procedural others each epoch, beside the real ones
-            others = joined(real_other, procedural_others(rng, SETS_PER_EPOCH // 2))
-        return procedural_flowers(rng, SETS_PER_EPOCH, CROPS_PER_CLASS_AND_SET)
 
     def loss_on(pool):
-        x, y, k = batch(pool, real, rng, jitter=jitter, others=others)
+        x, y, k = batch(pool, real, rng, jitter=jitter)
         a, _, c = net(x)
         loss = F.cross_entropy(a, y, label_smoothing=0.05)
         # a flower that prints no number teaches its name alone
         return loss + F.cross_entropy(c, k, ignore_index=NO_NUMBER) if (k != NO_NUMBER).any() else loss
 
-    run = train_time_boxed(net, minutes, lr, draw_pool, loss_on, work_dir / "flower_reader_last.pt", log,
-                           epoch_note=lambda: {"held_out_style": metrics(net, held),
-                                               **({"held_out_style_others": metrics(net, checks["held_out_style_others"])}
-                                                  if other else {})})
+    run = train_time_boxed(net, minutes, lr, lambda: procedural_flowers(rng, SETS_PER_EPOCH, CROPS_PER_CLASS_AND_SET),
+                           loss_on, work_dir / "flower_reader_last.pt", log,
+                           epoch_note=lambda: {"held_out_style": metrics(net, held)})
     out_onnx = Path(out_onnx)
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
     export_onnx(net, out_onnx)
     if "flower_reader" in INT8_READERS:
         quantize_reader(out_onnx, real["crops"], seed)
-    return {"before": before, **{name: metrics(net, data) for name, data in checks.items()}, **run,
-            "input": FLOWER_INPUT, "store": FLOWER_STORE, "lr": lr, "jitter": jitter,
-            "real_train_crops": int(len(real["cls"])), "other": other,
-            **({"other_share": OTHER_SHARE, "real_other_crops": int(len(real_other["cls"]))} if other else {})}
+    return {"before": before, "valid": metrics(net, valid), "held_out_style": metrics(net, held),
+            "seen_styles": metrics(net, seen), **run, "input": FLOWER_INPUT,
+            "store": FLOWER_STORE, "lr": lr, "jitter": jitter, "real_train_crops": int(len(real["cls"]))}

@@ -39,13 +39,8 @@ GROUP = np.array(FLOWER_CLASSES)
 # both_looks (a light-ink set's crops read as photographed too, as the character reader does):
 # flowers right on two red-bodied draws 30 -> 28 and 35 -> 36 of 43 and 51, held-out 31 -> 32 of
 # 32 (2026-12-03, read at the box alone): no clear gain, so the dark-ink look alone.
-# doubt_group, doubt_below: a reader that also says "no flower" (a ninth output, trained with
-# OTHER: training/train_flower_reader.py) is asked too about crops the classifier is under
-# doubt_below sure of that hold at least doubt_group flower mass, and whether each crop it reads
-# is a flower is then its call and the classifier's, pooled by weight; null: only the group's.
 DEFAULTS = {"min_group": 0.5, "weight": 0.5, "store": FLOWER_STORE, "input": FLOWER_INPUT,
-            "scales": [1.0, 0.85, 1.15], "scales_below": 0.9, "both_looks": False,
-            "doubt_group": 0.15, "doubt_below": 0.5}
+            "scales": [1.0, 0.85, 1.15], "scales_below": 0.9, "both_looks": False}
 
 
 def in_group(p_cls: np.ndarray, min_group: float, group: np.ndarray = GROUP) -> np.ndarray:
@@ -108,16 +103,6 @@ def merge(p_cls: np.ndarray, p_num: np.ndarray | None, rows: np.ndarray, reader:
     classifier's call: where its top class was in the group and the group's mass, spread by the
     reader, leaves a class outside on top, that class and the group's top swap shares.
 
-    A reader that also says "none of them" (p9: a ninth column) shares that call: the group's
-    total moves toward its 1 - p9 by weight, and the classes outside share the rest as the
-    classifier spread it.
-
-    >>> p = np.zeros((1, 43), np.float32); p[0, 38] = 0.6; p[0, 18] = 0.4  # 梅 or a 1條 bird
-    >>> r = np.zeros((1, 9), np.float32); r[0, 4] = 0.1; r[0, 8] = 0.9  # the reader: no flower
-    >>> c, _ = merge(p, None, np.array([True]), (r, None), 0.5)
-    >>> int(c.argmax()), round(float(c[0, 18]), 2), round(float(c[0, 38]), 2)
-    (18, 0.65, 0.35)
-
     >>> p = np.zeros((1, 43), np.float32); p[0, 38] = 0.4; p[0, 39] = 0.2; p[0, 5] = 0.3; p[0, 0] = 0.1
     >>> r = np.full((1, 8), 0.1, np.float32); r[0, 4] = 0.3  # 38 (梅), unsure
     >>> c, _ = merge(p, None, np.array([True]), (r, None), 1.0)
@@ -130,24 +115,12 @@ def merge(p_cls: np.ndarray, p_num: np.ndarray | None, rows: np.ndarray, reader:
     mass = block[:, group].sum(1, keepdims=True)
     own = block[:, group] / np.maximum(mass, 1e-9)
     was_in = np.isin(block.argmax(1), group)
-    says_whether = r_cls.shape[1] == len(group) + 1
-    if says_whether:
-        flower = 1.0 - r_cls[:, -1:]
-        # which flower, as the reader reads it; where it is sure of none, as the classifier does
-        r_cls = np.where(flower > 1e-6, r_cls[:, :-1] / np.maximum(flower, 1e-6), own)
-        rest = np.ones(block.shape[1], bool)
-        rest[group] = False
-        outside = block[:, rest]
-        total = outside.sum(1, keepdims=True)
-        spread = np.where(total > 1e-9, outside / np.maximum(total, 1e-9), 1.0 / rest.sum())
-        mass = (1 - weight) * mass + weight * flower
-        block[:, rest] = (1 - mass) * spread
     block[:, group] = mass * ((1 - weight) * own + weight * r_cls)
     # Linear pooling of two unsure readings spreads the group's mass over its classes, and a
     # class outside could come out on top though the group holds most of the mass: on the valid
-    # split a 3條 became 南 and a 1萬 中 that way. A reader of eight says which tile of the group,
-    # not whether it is one.
-    for r in np.flatnonzero(was_in & ~np.isin(block.argmax(1), group) & (not says_whether)):
+    # split a 3條 became 南 and a 1萬 中 that way. The reader says which tile of the group, not
+    # whether it is one.
+    for r in np.flatnonzero(was_in & ~np.isin(block.argmax(1), group)):
         out, top = int(block[r].argmax()), int(group[block[r, group].argmax()])
         block[r, out], block[r, top] = block[r, top], block[r, out]
     p_cls[rows] = block
@@ -157,28 +130,17 @@ def merge(p_cls: np.ndarray, p_num: np.ndarray | None, rows: np.ndarray, reader:
     return p_cls, p_num
 
 
-def says_whether(session) -> bool:
-    """Does the reader's session also say "no flower" (a ninth class output)?"""
-    outputs = getattr(session, "get_outputs", None)
-    return outputs is not None and outputs()[0].shape[-1] == len(GROUP) + 1
-
-
 class FlowerReader:
     """The reader's ONNX session and settings (recognizer.json inference.flower_reader)."""
 
     def __init__(self, session, settings: dict | None = None):
         self.session = session
         self.settings = {**DEFAULTS, **(settings or {})}
-        self.says_whether = says_whether(session)
 
     def refine(self, image: np.ndarray, boxes, turned, p_cls: np.ndarray, p_num: np.ndarray | None,
                light_ink: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
-        """p_cls and p_num with the reader's reading of every box in the flower group (and of
-        the doubtful ones with some flower mass, where the reader says whether a tile is one)."""
+        """p_cls and p_num with the reader's reading of every box in the flower group."""
         rows = in_group(p_cls, float(self.settings["min_group"]))
-        if self.says_whether and self.settings.get("doubt_group") is not None:
-            rows |= in_group(p_cls, float(self.settings["doubt_group"])) & \
-                (p_cls.max(1) < float(self.settings["doubt_below"]))
         if not rows.any():
             return p_cls, p_num
         p8, num = read_rows(self.session, ["p_cls", "p_num"], image, boxes, turned, rows, self.settings, light_ink)
