@@ -67,8 +67,6 @@ def edges_like_outside(image: np.ndarray, box: tuple[int, int, int, int], most: 
 
 def lone(boxes: np.ndarray, overlap: float) -> np.ndarray:
     """Boxes (xyxy) no other box overlaps by more than overlap of their own area."""
-    if len(boxes) < 2:
-        return np.ones(len(boxes), bool)
     return (inside_share(boxes) <= overlap).all(1)
 
 
