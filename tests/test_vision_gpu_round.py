@@ -74,3 +74,21 @@ def test_pack_passes_what_its_procedural_photos_show(tmp_path, monkeypatch):
          hard_tables=0.3, face_down=0.2, table_parts=0.1)
     assert {k: asked[k] for k in ("procedural", "photo_seed", "hard_tables", "face_down", "table_parts")} == \
         {"procedural": 5, "photo_seed": 3, "hard_tables": 0.3, "face_down": 0.2, "table_parts": 0.1}
+
+
+def test_the_scores_round_trains_the_score_branch_alone():
+    """cpu_scores freezes, by ultralytics' rule (a parameter whose name holds "model.{x}."), every
+    layer but the detect head's score branch, so the boxes' regression stays as shipped."""
+    import pytest
+
+    pytest.importorskip("ultralytics")
+    from ultralytics import YOLO
+
+    from training.gpu_round import RUNS
+
+    spec = RUNS["cpu_scores"]
+    frozen = [f"model.{x}." for x in spec["overrides"]["freeze"]]
+    names = [k for k, _ in YOLO("yolo11n.yaml").model.named_parameters()]
+    learning = [k for k in names if not any(f in k for f in frozen)]
+    assert learning and all(k.startswith("model.23.cv3.") for k in learning)
+    assert any(k.startswith("model.23.cv2.") for k in names) and spec["keep_norm"]

@@ -44,6 +44,11 @@ RUNS = {
     # the CPU rounds' fine-tuning (train_detector's defaults: AdamW lr 0.0005, no warm-up), for a
     # round run here when no GPU is lent: --device cpu
     "cpu_ft": {"init": True, "degrees": 10.0, "overrides": {}},
+    # only the head's score branch learns, with every BatchNorm statistic kept: the boxes of the
+    # tiles it already finds stay where the readers were tuned on them, and only which boxes score
+    # high changes (model card, "A detector round that trains its scores alone")
+    "cpu_scores": {"init": True, "degrees": 10.0, "keep_norm": True,
+                   "overrides": {"freeze": [*range(23), "23.cv2", "23.dfl"]}},
     "ft_tight": {"init": True, "degrees": 0.0, "overrides": FINE_TUNE},  # no rotation: boxes stay tight
     "ft_askew": {"init": True, "degrees": 30.0, "overrides": FINE_TUNE},  # tiles lying further askew
     "scratch": {"init": False, "degrees": 10.0,
@@ -122,6 +127,7 @@ def _saver(name: str, out: Path, every_epoch: bool = False):
 def train_one(name: str, pack_dir: Path, init: Path, out: Path, minutes: float, workers: int, batch: int,
               device: str, threads: int = 4, every_epoch: bool = False) -> None:
     from training import train_detector as td
+    from training.adapt_detector import keep_norm_statistics
 
     os.environ["YOLO_OFFLINE"] = "1"
     _offline_patches()
@@ -134,7 +140,8 @@ def train_one(name: str, pack_dir: Path, init: Path, out: Path, minutes: float, 
                       resume_from=init if spec["init"] else None, name=name,
                       degrees=spec["degrees"], device=device, batch=batch,
                       overrides={"amp": True, **spec["overrides"]},
-                      callbacks={"on_model_save": _saver(name, out, every_epoch)})
+                      callbacks={"on_model_save": _saver(name, out, every_epoch),
+                                 **({"on_train_batch_start": keep_norm_statistics} if spec.get("keep_norm") else {})})
 
 
 def train(pack_dir: Path, init: Path, out: Path, minutes: float, names: list[str], batch: int, device: str,
