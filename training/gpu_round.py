@@ -44,9 +44,9 @@ RUNS = {
     # the CPU rounds' fine-tuning (train_detector's defaults: AdamW lr 0.0005, no warm-up), for a
     # round run here when no GPU is lent: --device cpu
     "cpu_ft": {"init": True, "degrees": 10.0, "overrides": {}},
-    # only the head's score branch learns, with every BatchNorm statistic kept: the boxes of the
-    # tiles it already finds stay where the readers were tuned on them, and only which boxes score
-    # high changes (model card, "A detector round that trains its scores alone")
+    # only the head's score branch learns, with every BatchNorm statistic kept: every candidate box
+    # stays where the shipped detector draws it (the readers were tuned on those), and only which
+    # of them score high changes (model card, "A detector round that trains its scores alone")
     "cpu_scores": {"init": True, "degrees": 10.0, "keep_norm": True,
                    "overrides": {"freeze": [*range(23), "23.cv2", "23.dfl"]}},
     "ft_tight": {"init": True, "degrees": 0.0, "overrides": FINE_TUNE},  # no rotation: boxes stay tight

@@ -781,8 +781,8 @@ part of that loss was the framing: the readers were tuned on the shipped detecto
 boxes 3% larger cost the pink session a tenth of its photos all right. This round kept the
 framing by design: only the detect head's score branch learnt (`gpu_round train --runs
 cpu_scores`: every layer but `model.23.cv3` frozen, the box branch and its distribution layer
-included, and every BatchNorm statistic kept as `adapt` keeps them), so a box the detector puts
-on a tile stays where it was, and only which boxes score high may change. The branch holds 49k of
+included, and every BatchNorm statistic kept as `adapt` keeps them), so every candidate box stays
+where the shipped detector draws it, and only which of them score high may change. The branch holds 49k of
 the network's 2.59M weights. Pack: `gpu_round pack --pseudo models --procedural 800 --photo-seed
 51 --hard-tables 0.3 --face-down 0.3 --table-parts 0.3` (the train photos with pseudo labels and
 800 new procedural photos, 17 min); then `train --runs cpu_scores --device cpu --threads 2
