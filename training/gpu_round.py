@@ -127,21 +127,23 @@ def _saver(name: str, out: Path, every_epoch: bool = False):
 def train_one(name: str, pack_dir: Path, init: Path, out: Path, minutes: float, workers: int, batch: int,
               device: str, threads: int = 4, every_epoch: bool = False) -> None:
     from training import train_detector as td
-    from training.adapt_detector import keep_norm_statistics
 
     os.environ["YOLO_OFFLINE"] = "1"
     _offline_patches()
     out.mkdir(parents=True, exist_ok=True)
     spec = RUNS[name]
     det = (pack_dir / "det").resolve()
+    callbacks = {"on_model_save": _saver(name, out, every_epoch)}
+    if spec.get("keep_norm"):  # imported only then: adapt_detector brings vision.model and onnxruntime
+        from training.adapt_detector import keep_norm_statistics
+        callbacks["on_train_batch_start"] = keep_norm_statistics
     yaml = Path(tempfile.mkdtemp()) / "data.yaml"
     yaml.write_text(f"path: {det}\ntrain: images/train\nval: images/valid\nnc: 1\nnames:\n  0: tile\n")
     td.train_detector(yaml, Path(tempfile.mkdtemp()), minutes / 60, epochs=300, seed=0, threads=threads, workers=workers,
                       resume_from=init if spec["init"] else None, name=name,
                       degrees=spec["degrees"], device=device, batch=batch,
                       overrides={"amp": True, **spec["overrides"]},
-                      callbacks={"on_model_save": _saver(name, out, every_epoch),
-                                 **({"on_train_batch_start": keep_norm_statistics} if spec.get("keep_norm") else {})})
+                      callbacks=callbacks)
 
 
 def train(pack_dir: Path, init: Path, out: Path, minutes: float, names: list[str], batch: int, device: str,
