@@ -25,20 +25,13 @@ import tempfile
 from pathlib import Path
 
 from training.evaluate import match_boxes, read_folder, score
+from training.model_card import DECISION_COLUMNS, write_card
+from training.model_card import _pct as percent  # the card's way of writing a share
 from vision.classes import CHARACTER_CLASSES, FLOWER_CLASSES, SUIT_CLASSES
 
 REPO = Path(__file__).resolve().parent.parent
 # the card's groups of labelled tiles, each read right when its box is found and its class read
 GROUPS = {"wan": CHARACTER_CLASSES, "suits": SUIT_CLASSES, "flowers": FLOWER_CLASSES}
-
-
-def percent(share: float) -> str:
-    """The card's way of writing a share.
-
-    >>> percent(0.99834), percent(1.0)
-    ('99.8%', '100.0%')
-    """
-    return f"{100 * share:.1f}%"
 
 
 def figures(gts: list, preds: list) -> dict:
@@ -71,15 +64,13 @@ def figures(gts: list, preds: list) -> dict:
 def row(name: str, before: dict, after: dict) -> dict:
     """A card row from the figures of one set read before and after."""
     out = {"name": f"{name}: {before['photos']} photos", "photos": before["photos"]}
-    for key in ("wan", "suits", "flowers", "tiles", "found", "all", "exact", "extras"):
+    for key, _ in DECISION_COLUMNS:
         out[f"{key}_before"], out[f"{key}_after"] = before[key], after[key]
     return out
 
 
 def markdown(rows: list[dict]) -> str:
     """The rows as the card prints them."""
-    from training.model_card import DECISION_COLUMNS
-
     head = "| photos | " + " | ".join(title for _, title in DECISION_COLUMNS) + " |\n|---|" + "---|" * len(DECISION_COLUMNS)
     return head + "".join("\n| " + r["name"] + " | " + " | ".join(f"{r[k + '_before']} -> {r[k + '_after']}"
                                                                     for k, _ in DECISION_COLUMNS) + " |" for r in rows)
@@ -118,8 +109,6 @@ def with_settings(models: Path, settings: dict, scratch: Path) -> Path:
 def write_rows(card_models: Path, key: str, rows: list[dict], date: str) -> None:
     """rows (and date) into recognizer.json's training[key] of card_models, text and notes kept;
     then the card again."""
-    from training.model_card import write_card
-
     path = Path(card_models) / "recognizer.json"
     info = json.loads(path.read_text(encoding="utf-8"))
     study = info.setdefault("training", {}).setdefault(key, {})
