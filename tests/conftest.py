@@ -12,9 +12,9 @@ MODELS = Path(__file__).resolve().parent.parent / "models"
 
 @pytest.fixture
 def shipped_models_with(tmp_path):
-    """make(key, value): a folder of links to the shipped model files whose recognizer.json sets
-    inference[key] to value (None turns an optional model off)."""
-    def make(key: str, value) -> Path:
+    """make(key, value, also): a folder of links to the shipped model files whose recognizer.json
+    sets inference[key] to value (None turns an optional model off), and each of also's keys too."""
+    def make(key: str, value, also: dict | None = None) -> Path:
         folder = tmp_path / f"models-{key}"
         folder.mkdir()
         for f in MODELS.iterdir():
@@ -22,6 +22,7 @@ def shipped_models_with(tmp_path):
                 (folder / f.name).symlink_to(f)
         config = json.loads((MODELS / "recognizer.json").read_text())
         config["inference"][key] = value
+        config["inference"].update(also or {})
         (folder / "recognizer.json").write_text(json.dumps(config))
         return folder
     return make

@@ -125,12 +125,19 @@ def test_suit_count_names_the_suit_and_its_circles_or_sticks():
 
 
 @pytest.mark.skipif(not (MODELS / "verifier.onnx").exists(), reason="needs the shipped models")
-def test_a_drawn_close_tile_boxed_as_its_circles_reads_as_one_tile(shipped_and_changed):
+def test_a_drawn_close_tile_boxed_as_its_circles_reads_as_one_tile(shipped_models_with):
     # Two drawn close-ups (tests/fixtures/vision-closeup-parts): a 4筒 the detector boxed as three
     # and as four 1筒. Joined, every tile is right and nothing extra (the 1筒's own circle, boxed
-    # inside it, is that tile boxed twice: vision/screen.py same_tile); unjoined, both 4筒 are
-    # missed and their seven circles are 1筒 in the answer.
-    shipped, unjoined = shipped_and_changed(ROOT / "tests" / "fixtures" / "vision-closeup-parts", "join_parts", None)
+    # inside it, is that tile boxed twice: vision/screen.py same_tile); unjoined (and not looked at
+    # from further, vision/further.py, which finds one of them whole), both 4筒 are missed and
+    # their seven circles are 1筒 in the answer.
+    from training.evaluate import evaluate
+    from vision.model import Recognizer
+
+    photos = ROOT / "tests" / "fixtures" / "vision-closeup-parts"
+    shipped = evaluate(photos, Recognizer(MODELS), progress=False)
+    unjoined = evaluate(photos, Recognizer(shipped_models_with("join_parts", None, also={"read_further": None})),
+                        progress=False)
     assert shipped["labelled_tiles"] == 4 and shipped["tiles_right"] == 1.0 and shipped["extras"] == 0
     assert unjoined["tiles_found"] == 0.5 and unjoined["extras"] == 7
 

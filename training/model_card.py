@@ -702,6 +702,23 @@ unsure_below`; null asks only about parts of one class, as before). `min_p` went
 both kinds of group: a 6筒's six parts, read as 西, 白板, 梅 and 秋, read it at 0.68 round them,
 and of the 26 candidates refused on the 15 sets below none read a 筒 or 條 tile at 0.6 or more
 (0.54 at most, that one doubted by the tile check at 0.04)."""},
+    "read_further": {
+        "title": "A close-up read unsure, looked at from further",
+        "text": """After both joins the close-ups were still the weakest drawn set (81.0% and 84.2% of tiles right),
+and their commonest error was still a close tile boxed as its parts: a 5條's five stick clusters,
+a 9筒's nine circles, an 8筒's eight, each boxed sure and tile-shaped, so that neither close-up
+pass was asked (the first pass looked like a photo of normal tiles), and each read as nothing sure
+(backs, 中, 夏 at 0.01-0.56). Shrunk to 0.25 of the scale the detector first saw the photo at, the
+detector boxed every tile of the 11 close-ups it had missed tiles of, one sure box each.
+What gives such a photo away is its reading, not its boxes: every tile read unsure. Now, where the
+tiles the screening keeps are 2 to 16 and their median confidence (detector score x class
+probability) is under 0.4, the detector looks again at the photo shrunk by 0.35 and by 0.25. A
+shrunk pass's sure (0.25), tile-shaped boxes, at most six, those the tile check gives under 0.5
+left out, replace the answer where they hold the first answer's tiles as parts (0.8 of them lie
+0.6 or more inside one, and one holds two or more: a photo of tiles read unsure for their art
+finds the same tiles again, one each) and are read surer by 0.15 (median confidence;
+`vision/further.py`, `Recognizer._read_further`, `inference.read_further`; null turns it off).
+It runs after the joins, only on photos read unsure, so a photo read surely costs nothing more."""},
     "loose_boxes": {
         "title": "A loose box round a lone tile, drawn tight",
         "text": """On the red adapt study's test photos a loose tile of the red-bodied set was boxed with table all

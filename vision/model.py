@@ -24,6 +24,7 @@ from vision.copies import within_copies
 from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_set, to_input
 from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
 from vision.flowers import READER_FILE, FlowerReader
+from vision.further import FURTHER_DEFAULTS, holds_as_parts, is_better_look, tile_like, wants_further_look
 from vision.group_readers import READERS, GroupReader, reader_file, reader_settings
 from vision.loose_boxes import DEFAULTS as TIGHTEN_DEFAULTS
 from vision.loose_boxes import tightened
@@ -132,7 +133,10 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             "screen": SCREEN_DEFAULTS,
             # a close tile the detector boxed as its circles or stick columns, joined again where
             # the box round them reads as that tile (vision/parts.py); null: parts stay tiles
-            "join_parts": dict(JOIN_DEFAULTS)}
+            "join_parts": dict(JOIN_DEFAULTS),
+            # a photo of a few tiles all read unsure looked at again shrunk, where a close tile
+            # the detector boxed as its parts is boxed whole (vision/further.py); null: never
+            "read_further": dict(FURTHER_DEFAULTS)}
 ROTATION_NAMES = ("upright", "sideways", "upside_down", "sideways")  # by quarter turns clockwise
 
 
@@ -781,8 +785,50 @@ class Recognizer:
         if aspect == 1.0:  # a squashed photo's boxes are not its tiles' shapes
             boxes = tightened(image, boxes, scores, self.config.get("tighten"))[0]
         found = self._read_at(image, boxes, scores, aspect)
-        joined = self._join_parts(image, found)
-        return found if joined is None else joined
+        kept = self._kept(found)
+        joined = self._join_parts(image, found, kept)
+        if joined is not None:
+            found, kept = joined, self._kept(joined)
+        further = self._read_further(image, found, kept)
+        return found if further is None else further
+
+    def _kept(self, found: dict) -> np.ndarray | None:
+        """Indices of found's boxes the screening keeps (None without a screening): the joins and
+        the look from further ask about these, and share one screening of a photo."""
+        if self._screen is None:
+            return None
+        return np.flatnonzero(screen(found["boxes"], found["scores"], found["p_cls"], found["shape"],
+                                     found["aspect"], self._screen, found["p_tile"])[0])
+
+    def _read_further(self, image: np.ndarray, found: dict, kept: np.ndarray | None) -> dict | None:
+        """read()'s result from the photo shrunk, where found's few tiles (kept: those the screening
+        keeps) are all read unsure and a shrunk pass boxes them as the parts of tiles it reads surer
+        (vision/further.py); None where none does. Needs the screening and the tile check;
+        "read_further": null turns it off."""
+        cfg = self.config.get("read_further")
+        if cfg is None or kept is None or self.verifier is None:
+            return None
+        cfg = {**FURTHER_DEFAULTS, **cfg}
+        first_conf = found["scores"][kept] * found["p_cls"][kept].max(1)
+        if not wants_further_look(first_conf, cfg):
+            return None
+        scale = int(self.config["det_imgsz"]) / max(image.shape[:2])
+        best, best_conf = None, first_conf
+        for shrink in cfg["shrinks"]:
+            b, s = self._detect_shrunk(image, scale * float(shrink))
+            sure = (s >= float(cfg["sure_score"])) & tile_like(b, tuple(cfg["tile_shape"]))
+            b, s = b[sure], s[sure]
+            if not 0 < len(b) <= int(cfg["max_new"]):
+                continue
+            tile = self.verifier.p_tile(image, b) >= float(cfg["min_tile"])  # no table part joins in
+            b, s = b[tile], s[tile]
+            if not holds_as_parts(found["boxes"][kept], b, cfg):
+                continue
+            seen = self._read_at(image, b, s, 1.0)
+            conf = s * seen["p_cls"].max(1)
+            if is_better_look(best_conf, conf, cfg):
+                best, best_conf = seen, conf
+        return best
 
     def _read_at(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, aspect: float) -> dict:
         """read()'s result for these boxes and scores of the photo."""
@@ -806,15 +852,13 @@ class Recognizer:
         return {"boxes": boxes, "scores": scores, "aspect": aspect, "p_cls": p_cls, "p_rot": p_rot, "p_num": p_num,
                 "turned": turned, "shape": image.shape[:2], "p_tile": p_tile}
 
-    def _join_parts(self, image: np.ndarray, found: dict) -> dict | None:
+    def _join_parts(self, image: np.ndarray, found: dict, kept: np.ndarray | None) -> dict | None:
         """found with each close tile the detector boxed as its parts (circles, stick columns)
         as one tile again (vision/parts.py), or None where no group of the tiles the screening
-        keeps is one. Needs the screening and the tile check; "join_parts": null turns it off."""
+        keeps (kept) is one. Needs the screening and the tile check; "join_parts": null turns it off."""
         cfg = self.config.get("join_parts")
-        if cfg is None or self._screen is None or self.verifier is None or len(found["boxes"]) < 2:
+        if cfg is None or kept is None or self.verifier is None or len(found["boxes"]) < 2:
             return None
-        kept = np.flatnonzero(screen(found["boxes"], found["scores"], found["p_cls"], found["shape"],
-                                     found["aspect"], self._screen, found["p_tile"])[0])
         p_kept = found["p_cls"][kept]
         groups = part_groups(found["boxes"][kept], p_kept.argmax(1), found["shape"], cfg,
                              found["scores"][kept] * p_kept.max(1))

@@ -1,0 +1,69 @@
+"""A close-up read unsure, looked at from further (vision/further.py, Recognizer._read_further)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.further import FURTHER_DEFAULTS, holds_as_parts, is_better_look, tile_like, wants_further_look
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ROOT / "models"
+
+
+def boxes(*rows):
+    return np.array(rows, np.float32)
+
+
+CIRCLES = boxes([100, 100, 130, 130], [140, 100, 170, 130], [100, 140, 130, 170], [140, 140, 170, 170])
+WHOLE = boxes([90, 85, 180, 200])
+
+
+def test_a_few_tiles_read_unsure_want_a_look_from_further():
+    assert wants_further_look(np.array([0.2, 0.3, 0.25]), FURTHER_DEFAULTS)
+
+
+@pytest.mark.parametrize("confidence", [
+    [0.9, 0.8, 0.3],  # read surely
+    [0.2],  # one box: nothing to hold as parts
+    [0.2] * 17,  # a hand's many tiles, read unsure for their art
+])
+def test_tiles_read_surely_or_one_or_many_want_no_look(confidence):
+    assert not wants_further_look(np.array(confidence), FURTHER_DEFAULTS)
+
+
+def test_a_whole_box_round_the_parts_holds_them():
+    assert holds_as_parts(CIRCLES, WHOLE, FURTHER_DEFAULTS)
+
+
+def test_the_same_tiles_found_again_one_each_are_no_parts():
+    tiles = boxes([100, 100, 160, 180], [170, 100, 230, 180])
+    assert not holds_as_parts(tiles, tiles + 2, FURTHER_DEFAULTS)
+
+
+def test_a_box_that_leaves_most_of_the_first_tiles_outside_holds_no_parts():
+    row = boxes(*[[100 + 40 * k, 100, 130 + 40 * k, 140] for k in range(6)])
+    assert not holds_as_parts(row, boxes([95, 95, 175, 145]), FURTHER_DEFAULTS)  # two of six inside
+    assert not holds_as_parts(CIRCLES, np.zeros((0, 4), np.float32), FURTHER_DEFAULTS)
+
+
+def test_only_tile_shaped_boxes_count():
+    assert tile_like(boxes([0, 0, 60, 80], [0, 0, 80, 60], [0, 0, 200, 40]), (0.5, 1.0)).tolist() == [True, True, False]
+
+
+def test_the_look_from_further_must_read_surer_by_the_margin():
+    first = np.array([0.2, 0.2, 0.3])
+    assert is_better_look(first, np.array([0.6]), FURTHER_DEFAULTS)
+    assert not is_better_look(first, np.array([0.3]), FURTHER_DEFAULTS)
+    assert not is_better_look(first, np.zeros(0), FURTHER_DEFAULTS)
+
+
+@pytest.mark.skipif(not (MODELS / "verifier.onnx").exists(), reason="needs the shipped models")
+def test_drawn_close_tiles_boxed_as_their_parts_are_read_whole_from_further(shipped_and_changed):
+    # tests/fixtures/vision-closeup-far: a 5條 boxed as its five stick clusters (read as backs) and a
+    # 9筒 and a 4筒 boxed as their thirteen circles. Looked at from further, all three tiles are
+    # right and nothing is extra; without the look the tiles are missed and their parts are tiles.
+    shipped, near = shipped_and_changed(ROOT / "tests" / "fixtures" / "vision-closeup-far", "read_further", None)
+    assert shipped["labelled_tiles"] == 3 and shipped["tiles_right"] == 1.0 and shipped["extras"] == 0
+    assert near["tiles_found"] == 0.0 and near["extras"] >= 10

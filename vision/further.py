@@ -1,0 +1,86 @@
+"""A close-up read unsure: a look from further away.
+
+Close up, a tile can be far bigger than any the detector trained on, and it boxes the tile's
+circles or stick clusters instead, each sure, each tile-shaped (an 8筒's eight circles, a 5條's
+five clusters). The classifier then reads each part as nothing it is sure of (backs, 9筒, 西 at
+0.1-0.35). The close-up passes (zoom_out, the close-up detector) are asked only when the
+detector's own boxes look like a close-up, and sure tile-sized parts do not.
+
+What gives such a photo away is the reading: every tile read unsure. So where the screened
+tiles of a photo are few (at most `max_tiles`) and read unsure (their median confidence, detector
+score x class probability, under `unsure_below`), the detector looks again at the photo shrunk
+by each of `shrinks` (of the scale its first pass saw it at), where the whole tile is of a size it
+knows. A shrunk pass's sure boxes (`sure_score`) replace the first answer where
+
+- they are a close-up's few tiles (at most `max_new`), each shaped like a tile (short side over
+  long `tile_shape`); those the tile check (`min_tile`) refuses are left out;
+- they hold the first answer's tiles as parts (`hold` of them lie mostly inside one), and at
+  least one holds two or more: a photo of tiles read unsure for their art, not their size, finds
+  the same tiles again, one each;
+- they are read surer: their median confidence beats the first answer's by `margin` (the first
+  shrink's pass that does, a later one only where surer again by `margin`).
+
+The first answer may come from the photo stretched (a close-up's parts pass for a squashed photo's
+slivers); the shrunk passes read the photo as it is.
+
+    >>> first = {"boxes": np.array([[0, 0, 10, 10], [12, 0, 22, 10], [0, 12, 10, 22], [12, 12, 22, 22]],
+    ...                            np.float32), "confidence": np.array([0.2, 0.25, 0.15, 0.3])}
+    >>> wants_further_look(first["confidence"], FURTHER_DEFAULTS)
+    True
+    >>> whole = np.array([[-2, -2, 24, 30]], np.float32)
+    >>> holds_as_parts(first["boxes"], whole, FURTHER_DEFAULTS)
+    True
+    >>> holds_as_parts(first["boxes"], first["boxes"], FURTHER_DEFAULTS)  # the same tiles, one each
+    False
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from vision.screen import inside_share
+
+# Measured on the style study's drawn close-ups, the valid split and the pink session
+# (2026-12-06, models/README.md "A close-up read unsure, looked at from further"): at 0.35 and
+# 0.25 of the first pass's scale the detector boxed the whole tile on 11 of the 12 close-ups
+# whose tiles came apart into parts at full scale.
+FURTHER_DEFAULTS = {"unsure_below": 0.4, "max_tiles": 16, "shrinks": [0.35, 0.25], "sure_score": 0.25,
+                    "max_new": 6, "tile_shape": [0.5, 1.0], "min_tile": 0.5, "hold": 0.8, "inside": 0.6,
+                    "margin": 0.15}
+
+
+def wants_further_look(confidence: np.ndarray, settings: dict) -> bool:
+    """Are these (a photo's screened tiles' confidences) few and read unsure?"""
+    return 2 <= len(confidence) <= int(settings["max_tiles"]) and \
+        float(np.median(confidence)) < float(settings["unsure_below"])
+
+
+def holds_as_parts(first: np.ndarray, new: np.ndarray, settings: dict) -> bool:
+    """Do the new boxes hold the first answer's boxes as parts: `hold` of them mostly (`inside`)
+    inside one, and one new box holding two or more?"""
+    if not len(first) or not len(new):
+        return False
+    held = inside_share(first, new) >= float(settings["inside"])
+    return bool(held.any(1).mean() >= float(settings["hold"]) and held.sum(0).max() >= 2)
+
+
+def tile_like(boxes: np.ndarray, shape: tuple[float, float]) -> np.ndarray:
+    """Which boxes have a tile's proportions: short side / long side within shape.
+
+    >>> tile_like(np.array([[0, 0, 30, 40], [0, 0, 100, 20]], np.float32), (0.5, 1.0)).tolist()
+    [True, False]
+    """
+    w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+    ratio = np.minimum(w, h) / np.maximum(np.maximum(w, h), 1e-6)
+    return (ratio >= shape[0]) & (ratio <= shape[1])
+
+
+def is_better_look(first_confidence: np.ndarray, new_confidence: np.ndarray, settings: dict) -> bool:
+    """Is a shrunk pass's reading (its tiles' confidences) surer than the first's by `margin`?
+
+    >>> is_better_look(np.array([0.2, 0.3]), np.array([0.8]), FURTHER_DEFAULTS)
+    True
+    >>> is_better_look(np.array([0.2, 0.3]), np.array([0.35]), FURTHER_DEFAULTS)
+    False
+    """
+    return bool(len(new_confidence)) and \
+        float(np.median(new_confidence)) >= float(np.median(first_confidence)) + float(settings["margin"])
