@@ -143,15 +143,19 @@ def test_a_drawn_close_tile_boxed_as_its_circles_reads_as_one_tile(shipped_model
 
 
 @pytest.mark.skipif(not (MODELS / "verifier.onnx").exists(), reason="needs the shipped models")
-def test_a_drawn_close_tile_whose_circles_read_as_nothing_sure_reads_as_one_tile(shipped_and_changed):
+def test_a_drawn_close_tile_whose_circles_read_as_nothing_sure_reads_as_one_tile(shipped_models_with):
     # A drawn close-up (tests/fixtures/vision-closeup-unsure-parts): a 5筒 on a black body whose five
     # circles the detector boxes one by one and the classifier reads as 西 and 白板 at 0.16-0.24.
-    # Joined as parts read unsure, the 5筒 is right and nothing is extra; with unsure_below off,
-    # the 5筒 is missed and its circles are five tiles in the answer.
-    from vision.model import load_config
+    # Joined as parts read unsure, the 5筒 is right and nothing is extra; with unsure_below off
+    # (and the look from further, which finds it whole too), the 5筒 is missed and its circles are
+    # five tiles in the answer.
+    from training.evaluate import evaluate
+    from vision.model import Recognizer, load_config
 
+    photos = ROOT / "tests" / "fixtures" / "vision-closeup-unsure-parts"
     off = {**load_config(MODELS)["join_parts"], "unsure_below": None}
-    shipped, unjoined = shipped_and_changed(ROOT / "tests" / "fixtures" / "vision-closeup-unsure-parts",
-                                            "join_parts", off)
+    shipped = evaluate(photos, Recognizer(MODELS), progress=False)
+    unjoined = evaluate(photos, Recognizer(shipped_models_with("join_parts", off, also={"read_further": None})),
+                        progress=False)
     assert shipped["labelled_tiles"] == 1 and shipped["tiles_right"] == 1.0 and shipped["extras"] == 0
     assert unjoined["tiles_found"] == 0.0 and unjoined["extras"] == 5
