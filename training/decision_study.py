@@ -3,7 +3,7 @@
     python -m training.decision_study --after /tmp/candidate-models \\
         --set "pink session (a real set never trained on)=../pink" \\
         --set "drawn, held-out style=/tmp/style-study/held-out" [--before models] \\
-        [--after-config '{"set_copies": false}'] [--key some_study_not_shipped]
+        [--after-config '{"set_copies": false}'] [--key some_study_not_shipped [--add]]
 
 Each set's labelled photos are read by both recognizers (training.evaluate.read_folder, the
 reviewed label fixes applied), and each row holds the card's columns (model_card.DECISION_COLUMNS):
@@ -13,7 +13,7 @@ inference settings (a JSON object merged into recognizer.json's "inference", a n
 by key) in a scratch copy of the models folder, its files linked, so that a setting is compared
 without copying the models; settings are read when a recognizer loads. With --key the rows are written
 into recognizer.json's training[key] of --card (its text and notes kept) and the card is written
-again. The card's decision rows were counted this way before, by scripts kept outside the
+again; with --add the section's rows of other sets stay (a set read again replaces its row). The card's decision rows were counted this way before, by scripts kept outside the
 repository; this command makes such a table repeatable.
 """
 from __future__ import annotations
@@ -106,13 +106,29 @@ def with_settings(models: Path, settings: dict, scratch: Path) -> Path:
     return scratch
 
 
-def write_rows(card_models: Path, key: str, rows: list[dict], date: str) -> None:
-    """rows (and date) into recognizer.json's training[key] of card_models, text and notes kept;
-    then the card again."""
+def merged_rows(old: list[dict], new: list[dict], add: bool) -> list[dict]:
+    """The rows a section keeps: new alone, or with add the old rows of other names first and new
+    after them (a set read again replaces its row).
+
+    >>> old = [{"name": "a: 3 photos"}, {"name": "b: 5 photos"}]
+    >>> [r["name"] for r in merged_rows(old, [{"name": "b: 5 photos", "x": 1}, {"name": "c: 2 photos"}], True)]
+    ['a: 3 photos', 'b: 5 photos', 'c: 2 photos']
+    >>> [r["name"] for r in merged_rows(old, [{"name": "c: 2 photos"}], False)]
+    ['c: 2 photos']
+    """
+    if not add:
+        return list(new)
+    names = {r["name"] for r in new}
+    return [r for r in old if r["name"] not in names] + list(new)
+
+
+def write_rows(card_models: Path, key: str, rows: list[dict], date: str, add: bool = False) -> None:
+    """rows (and date) into recognizer.json's training[key] of card_models, text and notes kept
+    (with add, its rows of other sets kept too: merged_rows); then the card again."""
     path = Path(card_models) / "recognizer.json"
     info = json.loads(path.read_text(encoding="utf-8"))
     study = info.setdefault("training", {}).setdefault(key, {})
-    study.update(rows=rows, date=date)
+    study.update(rows=merged_rows(study.get("rows", []), rows, add), date=date)
     path.write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
     write_card(card_models)
 
@@ -139,6 +155,7 @@ def main(argv=None) -> int:
     ap.add_argument("--set", dest="sets", type=parse_set, action="append", required=True, metavar="NAME=FOLDER")
     ap.add_argument("--key", help="write the rows into the card's training[KEY] and write the card again")
     ap.add_argument("--card", default=str(REPO / "models"), help="the models folder whose card --key writes")
+    ap.add_argument("--add", action="store_true", help="with --key, keep the section's rows of other sets")
     args = ap.parse_args(argv)
     if args.before == args.after and args.before_config == args.after_config:
         ap.error("before and after are the same recognizer: give --after or a --*-config")
@@ -155,7 +172,7 @@ def main(argv=None) -> int:
             rows.append(row(name, figures(a["gts"], a["preds"]), figures(b["gts"], b["preds"])))
             print(markdown(rows[-1:]).splitlines()[-1], flush=True)
     if args.key:
-        write_rows(Path(args.card), args.key, rows, dt.date.today().isoformat())
+        write_rows(Path(args.card), args.key, rows, dt.date.today().isoformat(), args.add)
         print(f"rows written to {Path(args.card) / 'recognizer.json'} training[{args.key!r}]; card written again")
     return 0
 
