@@ -67,3 +67,29 @@ def test_drawn_close_tiles_boxed_as_their_parts_are_read_whole_from_further(ship
     shipped, near = shipped_and_changed(ROOT / "tests" / "fixtures" / "vision-closeup-far", "read_further", None)
     assert shipped["labelled_tiles"] == 3 and shipped["tiles_right"] == 1.0 and shipped["extras"] == 0
     assert near["tiles_found"] == 0.0 and near["extras"] >= 10
+
+
+# --- each whole alone, where no shrunk pass replaces the whole answer (wholes_of_parts) ------------
+
+def test_a_whole_box_replaces_the_parts_it_holds_and_leaves_the_rest():
+    from vision.further import wholes_of_parts
+
+    first = boxes([100, 100, 130, 130], [140, 100, 170, 130], [100, 140, 130, 170],  # three circles
+                  [300, 100, 360, 180])  # a neighbour cut by the photo's edge, held by no whole
+    whole = boxes([90, 85, 180, 200])
+    out = wholes_of_parts(first, np.full(4, 0.2), whole, np.array([0.6]), FURTHER_DEFAULTS)
+    assert [(j, p.tolist()) for j, p in out] == [(0, [0, 1, 2])]
+
+
+@pytest.mark.parametrize("first, conf, whole, whole_conf", [
+    # two real tiles side by side: each half of the box round both
+    (boxes([100, 100, 160, 180], [162, 100, 222, 180]), [0.2, 0.2], boxes([98, 96, 224, 184]), [0.8]),
+    # one part alone is no parts
+    (boxes([100, 100, 130, 130]), [0.2], boxes([90, 85, 180, 200]), [0.8]),
+    # read no surer by the margin
+    (CIRCLES, [0.3] * 4, WHOLE, [0.4]),
+])
+def test_no_whole_replaces_real_tiles_one_part_or_parts_read_as_surely(first, conf, whole, whole_conf):
+    from vision.further import wholes_of_parts
+
+    assert wholes_of_parts(first, np.array(conf), whole, np.array(whole_conf), FURTHER_DEFAULTS) == []

@@ -719,6 +719,20 @@ left out, replace the answer where they hold the first answer's tiles as parts (
 finds the same tiles again, one each) and are read surer by 0.15 (median confidence;
 `vision/further.py`, `Recognizer._read_further`, `inference.read_further`; null turns it off).
 It runs after the joins, only on photos read unsure, so a photo read surely costs nothing more."""},
+    "read_further_each_whole": {
+        "title": "From further, each whole replaces its own parts",
+        "text": """The look from further replaces the whole answer or nothing: its boxes must hold 0.8 of the first
+answer's tiles. A close-up of two or three tiles in a row also shows parts of their neighbours cut
+by the photo's edge, and those parts, boxed as tiles too, lie in no whole box: on the close-ups
+cut from drawn photos (`training/closeup_crops.py`) the shrunk pass boxed the three tiles of a
+red-bodied 東, 7筒 and 2筒 whole and sure (0.64-0.76), and was refused for the circles of the cut
+neighbour beside them (with the change below the 7筒 and the 2筒 replace their circles; the 東,
+whose one part is no group, stays missed). Now, where no shrunk pass replaces the whole answer, each of its boxes that
+holds two or more of the first answer's kept tiles as parts (each 0.6 inside it and at most 0.4 of
+its area: two real tiles side by side are half each) and is read surer than their median by 0.15
+replaces those parts alone, surest first; the rest of the answer stays (`vision/further.py`
+`wholes_of_parts`, `inference.read_further.each_whole`; false: the whole answer or nothing, as
+before). "before" is the look from further as it shipped first."""},
     "loose_boxes": {
         "title": "A loose box round a lone tile, drawn tight",
         "text": """On the red adapt study's test photos a loose tile of the red-bodied set was boxed with table all

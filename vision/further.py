@@ -23,6 +23,12 @@ knows. A shrunk pass's sure boxes (`sure_score`) replace the first answer where
 The first answer may come from the photo stretched (a close-up's parts pass for a squashed photo's
 slivers); the shrunk passes read the photo as it is.
 
+Where no shrunk pass replaces the whole answer (a close-up of two tiles in a row also shows the
+parts of its neighbours, cut by the photo's edge, which no whole box holds), each shrunk pass's box
+that holds two or more of the first answer's tiles as parts, each at most `max_share` of its area
+(two real tiles side by side are half each), and is read surer than their median by `margin`
+replaces those parts alone (`each_whole`; wholes_of_parts); the rest of the answer stays.
+
     >>> first = {"boxes": np.array([[0, 0, 10, 10], [12, 0, 22, 10], [0, 12, 10, 22], [12, 12, 22, 22]],
     ...                            np.float32), "confidence": np.array([0.2, 0.25, 0.15, 0.3])}
     >>> wants_further_look(first["confidence"], FURTHER_DEFAULTS)
@@ -45,7 +51,7 @@ from vision.screen import inside_share
 # whose tiles came apart into parts at full scale.
 FURTHER_DEFAULTS = {"unsure_below": 0.4, "max_tiles": 16, "shrinks": [0.35, 0.25], "sure_score": 0.25,
                     "max_new": 6, "tile_shape": [0.5, 1.0], "min_tile": 0.5, "hold": 0.8, "inside": 0.6,
-                    "margin": 0.15}
+                    "margin": 0.15, "max_share": 0.4, "each_whole": True}
 
 
 def wants_further_look(confidence: np.ndarray, settings: dict) -> bool:
@@ -84,3 +90,30 @@ def is_better_look(first_confidence: np.ndarray, new_confidence: np.ndarray, set
     """
     return bool(len(new_confidence)) and \
         float(np.median(new_confidence)) >= float(np.median(first_confidence)) + float(settings["margin"])
+
+
+def wholes_of_parts(first: np.ndarray, first_confidence: np.ndarray, new: np.ndarray, new_confidence: np.ndarray,
+                    settings: dict) -> list[tuple[int, np.ndarray]]:
+    """(new box, indices of the first answer's boxes it replaces) for each new box that holds two
+    or more of them as parts (each `inside` it and at most `max_share` of its area: two real tiles
+    side by side are half each) and is read surer than their median by `margin`; surest first, no
+    first box given to two.
+
+    >>> first = np.array([[0, 0, 10, 10], [12, 0, 22, 10], [0, 12, 10, 22], [40, 0, 50, 14]], np.float32)
+    >>> new = np.array([[-2, -2, 24, 30], [38, -2, 52, 16]], np.float32)
+    >>> [(j, p.tolist()) for j, p in wholes_of_parts(first, np.full(4, 0.2), new, np.array([0.7, 0.9]), FURTHER_DEFAULTS)]
+    [(0, [0, 1, 2])]
+    """
+    if not len(first) or not len(new):
+        return []
+    share = inside_share(first, new)  # share[i, j]: of first box i inside new box j
+    area = lambda b: np.clip(b[:, 2] - b[:, 0], 0, None) * np.clip(b[:, 3] - b[:, 1], 0, None)  # noqa: E731
+    small = area(first)[:, None] <= float(settings["max_share"]) * area(new)[None, :]
+    held = (share >= float(settings["inside"])) & small
+    out, taken = [], np.zeros(len(first), bool)
+    for j in np.argsort(-np.asarray(new_confidence)):
+        parts = np.flatnonzero(held[:, j] & ~taken)
+        if len(parts) >= 2 and new_confidence[j] >= float(np.median(first_confidence[parts])) + float(settings["margin"]):
+            out.append((int(j), parts))
+            taken[parts] = True
+    return out

@@ -24,7 +24,8 @@ from vision.copies import within_copies
 from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_set, to_input
 from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
 from vision.flowers import READER_FILE, FlowerReader
-from vision.further import FURTHER_DEFAULTS, holds_as_parts, is_better_look, tile_like, wants_further_look
+from vision.further import (FURTHER_DEFAULTS, holds_as_parts, is_better_look, tile_like, wants_further_look,
+                            wholes_of_parts)
 from vision.group_readers import READERS, GroupReader, reader_file, reader_settings
 from vision.loose_boxes import DEFAULTS as TIGHTEN_DEFAULTS
 from vision.loose_boxes import tightened
@@ -828,7 +829,37 @@ class Recognizer:
             conf = s * seen["p_cls"].max(1)
             if is_better_look(best_conf, conf, cfg):
                 best, best_conf = seen, conf
+        if best is None and cfg.get("each_whole"):
+            return self._parts_from_further(image, found, kept, first_conf, cfg)
         return best
+
+    def _parts_from_further(self, image: np.ndarray, found: dict, kept: np.ndarray, first_conf: np.ndarray,
+                            cfg: dict) -> dict | None:
+        """found with each group of its kept boxes that a shrunk pass's box holds as parts, and
+        reads surer, replaced by that box (vision/further.py wholes_of_parts); None where none is."""
+        scale = int(self.config["det_imgsz"]) / max(image.shape[:2])
+        boxes, taken, wholes, whole_scores = found["boxes"][kept], np.zeros(len(kept), bool), [], []
+        for shrink in cfg["shrinks"]:
+            b, s = self._detect_shrunk(image, scale * float(shrink))
+            sure = (s >= float(cfg["sure_score"])) & tile_like(b, tuple(cfg["tile_shape"]))
+            b, s = b[sure], s[sure]
+            if not len(b):
+                continue
+            tile = self.verifier.p_tile(image, b) >= float(cfg["min_tile"])  # no table part joins in
+            b, s = b[tile], s[tile]
+            if not len(b) or taken.all():
+                continue
+            seen = self._read_at(image, b, s, 1.0)
+            left = np.flatnonzero(~taken)
+            for j, parts in wholes_of_parts(boxes[left], first_conf[left], b, s * seen["p_cls"].max(1), cfg):
+                taken[left[parts]] = True
+                wholes.append(b[j])
+                whole_scores.append(s[j])
+        if not wholes:
+            return None
+        rest = np.setdiff1d(np.arange(len(found["boxes"])), kept[taken])
+        return self._read_at(image, np.concatenate([found["boxes"][rest], np.stack(wholes)]).astype(np.float32),
+                             np.concatenate([found["scores"][rest], whole_scores]).astype(np.float32), 1.0)
 
     def _read_at(self, image: np.ndarray, boxes: np.ndarray, scores: np.ndarray, aspect: float) -> dict:
         """read()'s result for these boxes and scores of the photo."""
