@@ -45,10 +45,11 @@ import numpy as np
 
 from vision.screen import inside_share
 
-# Measured on the style study's drawn close-ups, the valid split and the pink session
-# (2026-12-06, models/README.md "A close-up read unsure, looked at from further"): at 0.35 and
-# 0.25 of the first pass's scale the detector boxed the whole tile on 11 of the 12 close-ups
-# whose tiles came apart into parts at full scale.
+# Measured on the style study's drawn close-ups, close-ups cut from drawn photos, the valid split,
+# the pink session and 13 other sets (2026-12-06, models/README.md "A close-up read unsure, looked
+# at from further"): at 0.25 of the first pass's scale the detector boxed every tile of the 11
+# drawn close-ups it had missed tiles of. margin 0.1 and 0.05 read more tiles of the cut close-ups
+# but made photos worse; max_tiles 40 ran the look on whole hands of unfamiliar art for nothing.
 FURTHER_DEFAULTS = {"unsure_below": 0.4, "max_tiles": 16, "shrinks": [0.35, 0.25], "sure_score": 0.25,
                     "max_new": 6, "tile_shape": [0.5, 1.0], "min_tile": 0.5, "hold": 0.8, "inside": 0.6,
                     "margin": 0.15, "max_share": 0.4, "each_whole": True}

@@ -814,44 +814,47 @@ class Recognizer:
         if not wants_further_look(first_conf, cfg):
             return None
         scale = int(self.config["det_imgsz"]) / max(image.shape[:2])
+        passes = [self._shrunk_pass(image, scale * float(f), cfg) for f in cfg["shrinks"]]
+        readings: dict[int, dict] = {}
+
+        def read(k: int) -> dict:  # each shrunk pass's boxes read once, by either way below
+            if k not in readings:
+                readings[k] = self._read_at(image, passes[k][1], passes[k][2], 1.0)
+            return readings[k]
+
         best, best_conf = None, first_conf
-        for shrink in cfg["shrinks"]:
-            b, s = self._detect_shrunk(image, scale * float(shrink))
-            sure = (s >= float(cfg["sure_score"])) & tile_like(b, tuple(cfg["tile_shape"]))
-            b, s = b[sure], s[sure]
-            if not 0 < len(b) <= int(cfg["max_new"]):
+        for k, (count, b, s) in enumerate(passes):
+            if not 0 < count <= int(cfg["max_new"]) or not holds_as_parts(found["boxes"][kept], b, cfg):
                 continue
-            tile = self.verifier.p_tile(image, b) >= float(cfg["min_tile"])  # no table part joins in
-            b, s = b[tile], s[tile]
-            if not holds_as_parts(found["boxes"][kept], b, cfg):
-                continue
-            seen = self._read_at(image, b, s, 1.0)
-            conf = s * seen["p_cls"].max(1)
+            conf = s * read(k)["p_cls"].max(1)
             if is_better_look(best_conf, conf, cfg):
-                best, best_conf = seen, conf
+                best, best_conf = read(k), conf
         if best is None and cfg.get("each_whole"):
-            return self._parts_from_further(image, found, kept, first_conf, cfg)
+            return self._parts_from_further(image, found, kept, first_conf, passes, read, cfg)
         return best
 
+    def _shrunk_pass(self, image: np.ndarray, f: float, cfg: dict) -> tuple[int, np.ndarray, np.ndarray]:
+        """The look from further at the photo scaled by f: how many sure, tile-shaped boxes it
+        found, and those of them the tile check passes (no table part joins in), with scores."""
+        b, s = self._detect_shrunk(image, f)
+        sure = (s >= float(cfg["sure_score"])) & tile_like(b, tuple(cfg["tile_shape"]))
+        b, s = b[sure], s[sure]
+        if not len(b):
+            return 0, b, s
+        tile = self.verifier.p_tile(image, b) >= float(cfg["min_tile"])
+        return len(b), b[tile], s[tile]
+
     def _parts_from_further(self, image: np.ndarray, found: dict, kept: np.ndarray, first_conf: np.ndarray,
-                            cfg: dict) -> dict | None:
-        """found with each group of its kept boxes that a shrunk pass's box holds as parts, and
-        reads surer, replaced by that box (vision/further.py wholes_of_parts); None where none is."""
-        scale = int(self.config["det_imgsz"]) / max(image.shape[:2])
+                            passes: list, read, cfg: dict) -> dict | None:
+        """found with each group of its kept boxes that a shrunk pass's box (passes, read(k) its
+        reading) holds as parts, and reads surer, replaced by that box (vision/further.py
+        wholes_of_parts); None where none is."""
         boxes, taken, wholes, whole_scores = found["boxes"][kept], np.zeros(len(kept), bool), [], []
-        for shrink in cfg["shrinks"]:
-            b, s = self._detect_shrunk(image, scale * float(shrink))
-            sure = (s >= float(cfg["sure_score"])) & tile_like(b, tuple(cfg["tile_shape"]))
-            b, s = b[sure], s[sure]
-            if not len(b):
-                continue
-            tile = self.verifier.p_tile(image, b) >= float(cfg["min_tile"])  # no table part joins in
-            b, s = b[tile], s[tile]
+        for k, (_, b, s) in enumerate(passes):
             if not len(b) or taken.all():
                 continue
-            seen = self._read_at(image, b, s, 1.0)
             left = np.flatnonzero(~taken)
-            for j, parts in wholes_of_parts(boxes[left], first_conf[left], b, s * seen["p_cls"].max(1), cfg):
+            for j, parts in wholes_of_parts(boxes[left], first_conf[left], b, s * read(k)["p_cls"].max(1), cfg):
                 taken[left[parts]] = True
                 wholes.append(b[j])
                 whole_scores.append(s[j])
