@@ -15,7 +15,8 @@ def _photo(folder, name, boxes, cls):
     for x0, y0, x1, y1 in boxes:
         cv2.rectangle(image, (x0, y0), (x1, y1), (230, 230, 230), -1)
     cv2.imwrite(str(folder / "images" / f"{name}.png"), image)
-    write_labels(folder / "labels" / f"{name}.txt", xyxy_to_labels(np.array(cls), np.array(boxes, np.float32), 400, 200))
+    labels = xyxy_to_labels(np.array(cls), np.array(boxes, np.float32), 400, 200)
+    write_labels(folder / "labels" / f"{name}.txt", labels)
 
 
 def test_each_closeup_holds_neighbouring_tiles_enlarged_with_their_labels(tmp_path):
@@ -26,7 +27,8 @@ def test_each_closeup_holds_neighbouring_tiles_enlarged_with_their_labels(tmp_pa
     for k in range(4):
         image = cv2.imread(str(tmp_path / "out" / "images" / f"{k:03d}.jpg"))
         assert max(image.shape[:2]) == 600
-        cls, boxes = labels_to_xyxy(read_labels(tmp_path / "out" / "labels" / f"{k:03d}.txt"), image.shape[1], image.shape[0])
+        labels = read_labels(tmp_path / "out" / "labels" / f"{k:03d}.txt")
+        cls, boxes = labels_to_xyxy(labels, image.shape[1], image.shape[0])
         assert 2 <= len(cls) <= 5 and sorted(cls) == list(range(min(cls), max(cls) + 1))  # neighbours, in order
         tall = boxes[:, 3] - boxes[:, 1]
         assert (tall > 48 * 2).all()  # enlarged: the 48 px tiles stand over twice as tall

@@ -82,7 +82,8 @@ def cut_closeups(folders: list[Path], out: Path, photos: int, per_photo: int, si
                 scale = side / max(x1 - x0, y1 - y0)
                 crop = cv2.resize(image[y0:y1, x0:x1], None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
                 cv2.imwrite(str(out / "images" / f"{n:03d}.jpg"), crop, [cv2.IMWRITE_JPEG_QUALITY, 92])
-                write_labels(out / "labels" / f"{n:03d}.txt", xyxy_to_labels(c, b * scale, crop.shape[1], crop.shape[0]))
+                labels = xyxy_to_labels(c, b * scale, crop.shape[1], crop.shape[0])
+                write_labels(out / "labels" / f"{n:03d}.txt", labels)
                 n += 1
     return n
 

@@ -13,8 +13,9 @@ inference settings (a JSON object merged into recognizer.json's "inference", a n
 by key) in a scratch copy of the models folder, its files linked, so that a setting is compared
 without copying the models; settings are read when a recognizer loads. With --key the rows are written
 into recognizer.json's training[key] of --card (its text and notes kept) and the card is written
-again; with --add the section's rows of other sets stay (a set read again replaces its row). The card's decision rows were counted this way before, by scripts kept outside the
-repository; this command makes such a table repeatable.
+again; with --add the section's rows of other sets stay (a set read again replaces its row). The
+card's decision rows were counted this way before, by scripts kept outside the repository; this
+command makes such a table repeatable.
 """
 from __future__ import annotations
 

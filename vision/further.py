@@ -102,7 +102,8 @@ def wholes_of_parts(first: np.ndarray, first_confidence: np.ndarray, new: np.nda
 
     >>> first = np.array([[0, 0, 10, 10], [12, 0, 22, 10], [0, 12, 10, 22], [40, 0, 50, 14]], np.float32)
     >>> new = np.array([[-2, -2, 24, 30], [38, -2, 52, 16]], np.float32)
-    >>> [(j, p.tolist()) for j, p in wholes_of_parts(first, np.full(4, 0.2), new, np.array([0.7, 0.9]), FURTHER_DEFAULTS)]
+    >>> found = wholes_of_parts(first, np.full(4, 0.2), new, np.array([0.7, 0.9]), FURTHER_DEFAULTS)
+    >>> [(j, p.tolist()) for j, p in found]
     [(0, [0, 1, 2])]
     """
     if not len(first) or not len(new):
@@ -114,7 +115,9 @@ def wholes_of_parts(first: np.ndarray, first_confidence: np.ndarray, new: np.nda
     out, taken = [], np.zeros(len(first), bool)
     for j in np.argsort(-np.asarray(new_confidence)):
         parts = np.flatnonzero(held[:, j] & ~taken)
-        if len(parts) >= 2 and new_confidence[j] >= float(np.median(first_confidence[parts])) + float(settings["margin"]):
+        if len(parts) < 2:
+            continue
+        if new_confidence[j] >= float(np.median(first_confidence[parts])) + float(settings["margin"]):
             out.append((int(j), parts))
             taken[parts] = True
     return out
