@@ -733,6 +733,17 @@ its area: two real tiles side by side are half each) and is read surer than thei
 replaces those parts alone, surest first; the rest of the answer stays (`vision/further.py`
 `wholes_of_parts`, `inference.read_further.each_whole`; false: the whole answer or nothing, as
 before). "before" is the look from further as it shipped first."""},
+    "read_further_from_dropped": {
+        "title": "From further, where the screening kept one tile or none",
+        "text": """The look from further judges the first answer by the tiles the screening keeps, and asks for two
+or more. A close tile whose parts are each read as nothing is often screened out whole: a 6條 of
+the drawn close-ups was boxed at 0.3 over part of its face and read at 0.3 (0.09, under
+`drop_below`), its three other boxes dropped as unread too, so the answer was empty and the look
+never ran; a cut close-up's 8萬 came apart beside a sure 8筒, one tile kept. Now, where the
+screening keeps fewer than two tiles, every box the detector found is the first answer the look
+judges by (its median confidence, the parts a whole box must hold); the rest of the look is as
+before (`inference.read_further.from_dropped`; false: kept tiles only). "before" is the look with
+each whole replacing its own parts."""},
     "loose_boxes": {
         "title": "A loose box round a lone tile, drawn tight",
         "text": """On the red adapt study's test photos a loose tile of the red-bodied set was boxed with table all

@@ -29,6 +29,10 @@ that holds two or more of the first answer's tiles as parts, each at most `max_s
 (two real tiles side by side are half each), and is read surer than their median by `margin`
 replaces those parts alone (`each_whole`; wholes_of_parts); the rest of the answer stays.
 
+Where the screening kept fewer than two tiles (a close tile's parts, each read as nothing, all
+dropped as unread: the answer is empty or one tile), every box the detector found is the first
+answer the look judges by (`from_dropped`).
+
     >>> first = {"boxes": np.array([[0, 0, 10, 10], [12, 0, 22, 10], [0, 12, 10, 22], [12, 12, 22, 22]],
     ...                            np.float32), "confidence": np.array([0.2, 0.25, 0.15, 0.3])}
     >>> wants_further_look(first["confidence"], FURTHER_DEFAULTS)
@@ -52,7 +56,7 @@ from vision.screen import inside_share
 # but made photos worse; max_tiles 40 ran the look on whole hands of unfamiliar art for nothing.
 FURTHER_DEFAULTS = {"unsure_below": 0.4, "max_tiles": 16, "shrinks": [0.35, 0.25], "sure_score": 0.25,
                     "max_new": 6, "tile_shape": [0.5, 1.0], "min_tile": 0.5, "hold": 0.8, "inside": 0.6,
-                    "margin": 0.15, "max_share": 0.4, "each_whole": True}
+                    "margin": 0.15, "max_share": 0.4, "each_whole": True, "from_dropped": True}
 
 
 def wants_further_look(confidence: np.ndarray, settings: dict) -> bool:

@@ -810,6 +810,8 @@ class Recognizer:
         if cfg is None or kept is None or self.verifier is None:
             return None
         cfg = {**FURTHER_DEFAULTS, **cfg}
+        if len(kept) < 2 and cfg.get("from_dropped"):
+            kept = np.arange(len(found["boxes"]))
         first_conf = found["scores"][kept] * found["p_cls"][kept].max(1)
         if not wants_further_look(first_conf, cfg):
             return None
