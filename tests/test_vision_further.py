@@ -6,7 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.further import FURTHER_DEFAULTS, holds_as_parts, is_better_look, tile_like, wants_further_look
+from vision.further import FURTHER_DEFAULTS, holds_as_parts, is_better_look, wants_further_look
+from vision.model import tile_shaped
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "models"
@@ -49,7 +50,8 @@ def test_a_box_that_leaves_most_of_the_first_tiles_outside_holds_no_parts():
 
 
 def test_only_tile_shaped_boxes_count():
-    assert tile_like(boxes([0, 0, 60, 80], [0, 0, 80, 60], [0, 0, 200, 40]), (0.5, 1.0)).tolist() == [True, True, False]
+    shapes = boxes([0, 0, 60, 80], [0, 0, 80, 60], [0, 0, 200, 40])
+    assert tile_shaped(shapes, 1.0, (0.5, 1.0)).tolist() == [True, True, False]
 
 
 def test_the_look_from_further_must_read_surer_by_the_margin():

@@ -13,7 +13,8 @@ by each of `shrinks` (of the scale its first pass saw it at), where the whole ti
 knows. A shrunk pass's sure boxes (`sure_score`) replace the first answer where
 
 - they are a close-up's few tiles (at most `max_new`), each shaped like a tile (short side over
-  long `tile_shape`); those the tile check (`min_tile`) refuses are left out;
+  long `tile_shape`, vision/model.py tile_shaped); those the tile check (`min_tile`) refuses are
+  left out;
 - they hold the first answer's tiles as parts (`hold` of them lie mostly inside one), and at
   least one holds two or more: a photo of tiles read unsure for their art, not their size, finds
   the same tiles again, one each;
@@ -72,17 +73,6 @@ def holds_as_parts(first: np.ndarray, new: np.ndarray, settings: dict) -> bool:
         return False
     held = inside_share(first, new) >= float(settings["inside"])
     return bool(held.any(1).mean() >= float(settings["hold"]) and held.sum(0).max() >= 2)
-
-
-def tile_like(boxes: np.ndarray, shape: tuple[float, float]) -> np.ndarray:
-    """Which boxes have a tile's proportions: short side / long side within shape.
-
-    >>> tile_like(np.array([[0, 0, 30, 40], [0, 0, 100, 20]], np.float32), (0.5, 1.0)).tolist()
-    [True, False]
-    """
-    w, h = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
-    ratio = np.minimum(w, h) / np.maximum(np.maximum(w, h), 1e-6)
-    return (ratio >= shape[0]) & (ratio <= shape[1])
 
 
 def is_better_look(first_confidence: np.ndarray, new_confidence: np.ndarray, settings: dict) -> bool:

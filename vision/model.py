@@ -24,8 +24,7 @@ from vision.copies import within_copies
 from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_set, to_input
 from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
 from vision.flowers import READER_FILE, FlowerReader
-from vision.further import (FURTHER_DEFAULTS, holds_as_parts, is_better_look, tile_like, wants_further_look,
-                            wholes_of_parts)
+from vision.further import FURTHER_DEFAULTS, holds_as_parts, is_better_look, wants_further_look, wholes_of_parts
 from vision.group_readers import READERS, GroupReader, reader_file, reader_settings
 from vision.loose_boxes import DEFAULTS as TIGHTEN_DEFAULTS
 from vision.loose_boxes import tightened
@@ -839,7 +838,7 @@ class Recognizer:
         """The look from further at the photo scaled by f: how many sure, tile-shaped boxes it
         found, and those of them the tile check passes (no table part joins in), with scores."""
         b, s = self._detect_shrunk(image, f)
-        sure = (s >= float(cfg["sure_score"])) & tile_like(b, tuple(cfg["tile_shape"]))
+        sure = (s >= float(cfg["sure_score"])) & tile_shaped(b, 1.0, tuple(cfg["tile_shape"]))
         b, s = b[sure], s[sure]
         if not len(b):
             return 0, b, s
