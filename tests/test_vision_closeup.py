@@ -2,11 +2,11 @@
 the main detector cuts into parts, and the training stage that makes it."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
+from training.decision_study import with_settings
 from training.evaluate import evaluate
 from vision.model import CLOSEUP_DETECTOR_FILE, Recognizer
 
@@ -15,17 +15,11 @@ MODELS = ROOT / "models"
 CLOSEUP = ROOT / "tests" / "fixtures" / "vision-closeup"
 
 
-def _models_without_closeup(folder: Path, further: bool = True) -> Path:
-    """The shipped models but the close-up detector; further False also turns the look from
-    further off (vision/further.py), which finds such tiles whole by another road."""
+def _models_without_closeup(folder: Path) -> Path:
     folder.mkdir()
     for f in MODELS.iterdir():
-        if f.is_file() and not f.name.startswith("detector_closeup") and (further or f.name != "recognizer.json"):
+        if f.is_file() and not f.name.startswith("detector_closeup"):
             (folder / f.name).symlink_to(f)
-    if not further:
-        config = json.loads((MODELS / "recognizer.json").read_text())
-        config["inference"]["read_further"] = None
-        (folder / "recognizer.json").write_text(json.dumps(config))
     return folder
 
 
@@ -34,7 +28,9 @@ def test_the_shipped_closeup_detector_finds_a_close_tile_whole(tmp_path):
     and neither tile; with the close-up detector both tiles are found, and nothing else."""
     with_it = evaluate(CLOSEUP, Recognizer(MODELS), progress=False)
     assert with_it["tiles_found"] == 1.0 and with_it["extras"] == 0
-    without = evaluate(CLOSEUP, Recognizer(_models_without_closeup(tmp_path / "m", further=False)), progress=False)
+    # the look from further (vision/further.py) finds such tiles whole by another road: off too
+    without = Recognizer(with_settings(_models_without_closeup(tmp_path / "m"), {"read_further": None}, tmp_path / "s"))
+    without = evaluate(CLOSEUP, without, progress=False)
     assert without["tiles_found"] < 1.0
 
 
