@@ -31,6 +31,24 @@ def test_record_keeps_the_figure_and_rewrites_the_card(tmp_path):
     assert write_card(tmp_path).read_text() == card  # rendering again changes nothing
 
 
+def test_record_keeps_the_run_it_replaces_with_its_note(tmp_path):
+    shutil.copy(MODELS / "README.md", tmp_path / "README.md")
+    (tmp_path / "recognizer.json").write_text(json.dumps({"inference": {}, "training": {}}))
+    record(tmp_path, "peer", PEER)
+    config = json.loads((tmp_path / "recognizer.json").read_text())
+    config["training"]["peer"]["note"] = "A slow hour."  # written by hand after the run
+    (tmp_path / "recognizer.json").write_text(json.dumps(config))
+    card = record(tmp_path, "peer", {**PEER, "ours_median_ms": 40.0, "latency_ratio": 0.62}).read_text()
+    kept = json.loads((tmp_path / "recognizer.json").read_text())["training"]["peer"]
+    assert kept["ours_median_ms"] == 40.0 and "note" not in kept
+    assert [run["ours_median_ms"] for run in kept["earlier"]] == [50.0]
+    assert kept["earlier"][0]["note"] == "A slow hour."
+    assert "ours 50.0 ms, peer 64.0 ms, ratio 0.78. A slow hour." in card
+    record(tmp_path, "peer", PEER)
+    runs = json.loads((tmp_path / "recognizer.json").read_text())["training"]["peer"]["earlier"]
+    assert [run["ours_median_ms"] for run in runs] == [40.0, 50.0] and "earlier" not in runs[0]
+
+
 def test_adapt_study_section():
     study = {"date": "2026-11-30", "description": "An unseen set.",
              "rows": [{"name": "shipped", "tiles_right": 0.5, "photos_all_right": 0.0, "flower_recall": 0.25,

@@ -103,7 +103,17 @@ photos ({peer['labels']} labelled tiles), both run in one process on this 2-core
 | on the 34 kinds the peer knows | {_pct(peer['ours_share_right_known'])} | {_pct(peer['peer_share_right_known'])} |
 | median latency per photo | {peer['ours_median_ms']:.1f} ms | {peer['peer_median_ms']:.1f} ms |
 | median of per-photo ratios ours/peer | {peer['latency_ratio']:.2f} | |
-""" + (f"\n{peer['note']}\n" if peer.get("note") else "")
+""" + (f"\n{peer['note']}\n" if peer.get("note") else "") + _earlier_peer_runs(peer.get("earlier", []))
+
+
+def _earlier_peer_runs(earlier: list) -> str:
+    """The peer bench's runs before the one shown, newest first, each with its own note."""
+    if not earlier:
+        return ""
+    lines = [f"- {run.get('date')}: ours {run['ours_median_ms']:.1f} ms, peer {run['peer_median_ms']:.1f} ms, "
+             f"ratio {run['latency_ratio']:.2f}" + (f". {run['note']}" if run.get("note") else "")
+             for run in earlier]
+    return "\nEarlier runs, newest first:\n\n" + "\n".join(lines) + "\n"
 
 
 def _zoom_section(bench: dict | None) -> str:
@@ -1329,11 +1339,19 @@ def write_card(models_dir) -> Path:
 
 
 def record(models_dir, key: str, value: dict) -> Path:
-    """Keep a measured result (peer bench, adapt study) under training[key] and re-render the card."""
+    """Keep a measured result (peer bench, adapt study) under training[key] and re-render the card.
+
+    The entry it replaces, with whatever was written by hand into it (a note on the run), moves
+    to the front of the new entry's "earlier" list: a run's history is kept, never overwritten.
+    """
     path = Path(models_dir) / "recognizer.json"
     config = json.loads(path.read_text())
-    config["training"][key] = {**value, "date": _dt.date.today().isoformat()}
-    path.write_text(json.dumps(config, indent=1))
+    entry = {**value, "date": _dt.date.today().isoformat()}
+    old = config["training"].get(key)
+    if old:
+        entry["earlier"] = [{k: v for k, v in old.items() if k != "earlier"}] + list(old.get("earlier", []))
+    config["training"][key] = entry
+    path.write_text(json.dumps(config, indent=1) + "\n")
     return write_card(models_dir)
 
 
