@@ -754,6 +754,29 @@ screening keeps fewer than two tiles, every box the detector found is the first 
 judges by (its median confidence, the parts a whole box must hold); the rest of the look is as
 before (`inference.read_further.from_dropped`; false: kept tiles only). "before" is the look with
 each whole replacing its own parts."""},
+    "unlike_faces": {
+        "title": "Faces unlike the photo's faces",
+        "text": """Every face of a set is printed on one ground (white, ivory, a red or jade body), and ink covers the
+smaller part of it: even a 1筒's big circle leaves its corners bare. Things on the table that the
+detector takes for tiles have none of that ground: an automatic table's dark card holder and
+carbon dial in the pink session, the green felt's woven texture above a row of standing tiles in
+the valid split (six boxes in one photo), a dark patch in drawn scenes. The classifier reads them as
+some face, unsure, and the tile check often passes them (a card holder at p(tile) 0.99). Now each
+box's share of face pixels within 35 (8-bit Lab) of the median face colour of the photo's other
+sure faces (three or more, read at 0.5 or more, not blank) is measured (`vision/face_ground.py`,
+`inference.face_ground`), and a box read as a face (not a back or 白板) under 0.4 confidence with
+under 0.02 of it is dropped (`inference.screen.unlike_share`, `unlike_below`; `face_ground` null
+turns it off). Measured first on the boxes the screening kept, over 13 of the sets below and the
+cut close-ups (15,908 boxes): of the 1,435 labelled tiles read as faces under 0.4, none lay under
+0.02 (the lowest, 0.037, a 3條 of a valid photo read right at 0.09, lighter than its other faces), and
+23 of the 578 unlabelled boxes read as faces did. At under 0.05 one right tile and one wrong one
+would go too; at a distance of 25 instead of 35, two right tiles lay under 0.02. Each face's
+commonest colour (the mean of its fullest 16-wide Lab cell) in place of its median, meant for
+photos of dense faces whose median is ink, did worse: 5 labelled tiles under 0.02 for 35
+phantoms. Backs are left out: a set's backs are rightly another colour than its faces, and no
+measure of a back box tried (its gap to the nearest tile, its neighbours, p(tile), the spread of
+its grey levels) parted the pink session's four phantom backs (felt, card holders) from the 163
+labelled backs of the drawn face-down photos and the cut close-ups."""},
     "loose_boxes": {
         "title": "A loose box round a lone tile, drawn tight",
         "text": """On the red adapt study's test photos a loose tile of the red-bodied set was boxed with table all

@@ -22,6 +22,8 @@ from vision.blanks import blank_faces
 from vision.classes import COPIES, FLOWER_CLASSES
 from vision.copies import within_copies
 from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_set, to_input
+from vision.face_ground import DEFAULTS as GROUND_DEFAULTS
+from vision.face_ground import ground_shares
 from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
 from vision.flowers import READER_FILE, FlowerReader
 from vision.further import FURTHER_DEFAULTS, holds_as_parts, is_better_look, wants_further_look, wholes_of_parts
@@ -29,7 +31,7 @@ from vision.group_readers import READERS, GroupReader, reader_file, reader_setti
 from vision.loose_boxes import DEFAULTS as TIGHTEN_DEFAULTS
 from vision.loose_boxes import tightened
 from vision.parts import JOIN_DEFAULTS, is_whole_of, part_groups
-from vision.screen import SCREEN_DEFAULTS, inside_share, screen, to_check
+from vision.screen import BACK, SCREEN_DEFAULTS, WHITE, inside_share, screen, to_check
 from vision.verifier import VERIFIER_FILE, TileVerifier
 
 DETECTOR_FILE = "detector.onnx"
@@ -129,6 +131,9 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # a loose box round a lone tile drawn tight to the tile by its colour against the
             # table (vision/loose_boxes.py), in a photo read at its own aspect; null: boxes as found
             "tighten": dict(TIGHTEN_DEFAULTS),
+            # each box's share of face pixels with the colour of the photo's faces, which the
+            # screening asks about unsure faces (vision/face_ground.py); null: not measured
+            "face_ground": dict(GROUND_DEFAULTS),
             # phantom boxes (inside another tile, slivers at the edge, unreadable): vision/screen.py
             "screen": SCREEN_DEFAULTS,
             # a close tile the detector boxed as its circles or stick columns, joined again where
@@ -798,7 +803,7 @@ class Recognizer:
         if self._screen is None:
             return None
         return np.flatnonzero(screen(found["boxes"], found["scores"], found["p_cls"], found["shape"],
-                                     found["aspect"], self._screen, found["p_tile"])[0])
+                                     found["aspect"], self._screen, found["p_tile"], found.get("face_share"))[0])
 
     def _read_further(self, image: np.ndarray, found: dict, kept: np.ndarray | None) -> dict | None:
         """read()'s result from the photo shrunk, where found's few tiles (kept: those the screening
@@ -885,7 +890,17 @@ class Recognizer:
             p_tile = np.ones(len(boxes), np.float32)
             p_tile[ask] = self.verifier.p_tile(image, boxes[ask], aspect)
         return {"boxes": boxes, "scores": scores, "aspect": aspect, "p_cls": p_cls, "p_rot": p_rot, "p_num": p_num,
-                "turned": turned, "shape": image.shape[:2], "p_tile": p_tile}
+                "turned": turned, "shape": image.shape[:2], "p_tile": p_tile,
+                "face_share": self._face_shares(crops, scores, p_cls)}
+
+    def _face_shares(self, crops: np.ndarray, scores: np.ndarray, p_cls: np.ndarray) -> np.ndarray | None:
+        """Each box's share of face pixels of the photo's face colour (vision/face_ground.py),
+        measured only on the boxes the screening asks about: faces read under unlike_below; None
+        without a screening or with "face_ground": null."""
+        if self._screen is None or self.config.get("face_ground") is None:
+            return None
+        ask = (scores * p_cls.max(1) < float(self._screen["unlike_below"])) & ~np.isin(p_cls.argmax(1), (BACK, WHITE))
+        return ground_shares(crops, p_cls, self.config["face_ground"], ask)
 
     def _join_parts(self, image: np.ndarray, found: dict, kept: np.ndarray | None) -> dict | None:
         """found with each close tile the detector boxed as its parts (circles, stick columns)
@@ -926,7 +941,7 @@ def tiles_from(found: dict, screen_settings: dict | None, copies: Sequence[int |
     more often than that (vision/copies.py)."""
     boxes, scores, p_cls, p_rot = found["boxes"], found["scores"], found["p_cls"], found["p_rot"]
     keep, suspect = (screen(boxes, scores, p_cls, found["shape"], found["aspect"], screen_settings,
-                            found.get("p_tile"))
+                            found.get("p_tile"), found.get("face_share"))
                      if screen_settings is not None else (np.ones(len(boxes), bool), [None] * len(boxes)))
     kept = np.flatnonzero(keep)
     classes = np.asarray(p_cls).argmax(1) if len(boxes) else np.zeros(0, np.int64)

@@ -52,6 +52,12 @@ SCREEN_DEFAULTS = {
     # two doubts: a box one of the rules above flags that reads under this confidence (detector
     # score x class probability) is dropped, however sure the detector is of a box there
     "flag_drop_below": 0.12,
+    # a face unlike the photo's faces: a box read as a face (not blank) under unlike_below
+    # confidence of whose face pixels under unlike_share have the ground colour of the photo's
+    # other faces (vision/face_ground.py) is a thing on the table, not a tile of this set: dropped.
+    # On 16 sets no labelled tile read under 0.4 lay under 0.02; 23 phantoms did (card holders,
+    # a carbon dial, felt texture)
+    "unlike_share": 0.02, "unlike_below": 0.4,
 }
 
 
@@ -112,13 +118,14 @@ def to_check(scores, aspect: float, settings: dict | None = None, cls=None) -> n
 
 
 def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
-           settings: dict | None = None, p_tile=None) -> tuple[np.ndarray, list[str | None]]:
+           settings: dict | None = None, p_tile=None, face_share=None) -> tuple[np.ndarray, list[str | None]]:
     """(keep mask, suspect reason or None per box) for xyxy boxes in an h x w photo.
 
     scores are the detector's, p_cls the classifier's class probabilities (N, 43); aspect is
     the width stretch that undoes a squashed photo (Recognizer.detect_with_aspect); p_tile the
     tile check's p(tile) per box (vision/verifier.py; 1 where it was not asked, see to_check),
-    None without one.
+    None without one; face_share each box's share of face pixels of the photo's face colour
+    (vision/face_ground.py), None to leave that rule out.
 
     >>> b = np.array([[5, 5, 35, 45], [7, 7, 19, 35], [60, 5, 90, 45], [98, 10, 100, 30]], float)
     >>> p = np.full((4, 43), 0.01); p[:, 0] = 0.9
@@ -142,6 +149,10 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
 
     # phantoms the classifier cannot read either
     keep &= (scores * p >= float(cfg["drop_below"])) | (scores >= float(cfg["sure_box"]))
+    # read as an unsure face, with almost none of the ground the photo's faces are printed on
+    if face_share is not None:
+        keep &= ~((np.asarray(face_share, np.float64).reshape(n) < float(cfg["unlike_share"]))
+                  & ~np.isin(cls, (BACK, WHITE)) & (scores * p < float(cfg["unlike_below"])))
 
     # what the tile check sees no whole tile in: print on the table, a ring, a side, a shadow
     doubted = np.zeros(n, bool)
