@@ -7,7 +7,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.blanks import BACK, DEFAULTS, WHITE, blank_faces, face_colours
+from vision.blanks import BACK, DEFAULTS, WHITE, beside, blank_faces, face_colours
 
 ROOT = Path(__file__).resolve().parent.parent
 RED = (30, 30, 170)  # BGR: a red body
@@ -89,3 +89,38 @@ def test_the_recognizer_reads_a_red_sets_blank_as_white():
     changed = [(a["cls"], b["cls"]) for a, b in zip(on, off) if a["cls"] != b["cls"]]
     assert len(on) == len(off) == 28
     assert changed == [(WHITE, BACK)]
+
+
+# a hand's row of tiles 30 x 40 on a 100 x 300 photo, boxes for blank_faces' layout rule
+def row(n: int, x0: float = 0.0, y0: float = 0.0) -> np.ndarray:
+    return np.array([[x0 + 32 * i, y0, x0 + 32 * i + 30, y0 + 40] for i in range(n)], float)
+
+
+def test_beside_finds_neighbours_in_a_row_or_a_column():
+    boxes = np.vstack([row(2), [[100, 0, 130, 40], [0, 45, 30, 85], [0, 200, 30, 240]]])
+    every = np.ones(5, bool)
+    assert beside(boxes, every, every, 0.25).tolist() == [True, True, False, True, False]
+    # only those asked about, beside only those given
+    assert beside(boxes, every, np.array([True, False, False, False, False]), 0.25).tolist() == \
+        [False, True, False, True, False]
+
+
+def test_two_blanks_each_in_a_row_of_faces_are_white():
+    # a whole-body red hand holding two 白板, each between faces: read backs before (the count)
+    crops = np.stack([tile(RED, True)] * 4 + [tile(RED, False)] * 2)
+    p = read([0, 9, BACK, 18, 27, BACK])
+    # two rows: faces 0, 1 then a blank; a blank then faces 3, 4. Each blank is beside faces and
+    # beside no other blank
+    boxes = np.vstack([row(2), row(1, 0, 60), row(2, 32, 60), row(1, 64)])
+    assert (blank_faces(crops, p, DEFAULTS, boxes)[[2, 5]].argmax(1) == WHITE).all()
+    assert (blank_faces(crops, p, {**DEFAULTS, "run_gap": None}, boxes) == p).all()  # the count alone
+    assert (blank_faces(crops, p, DEFAULTS) == p).all()  # no boxes: the count alone
+
+
+def test_blanks_side_by_side_or_beside_nothing_stay_backs():
+    crops = np.stack([tile(RED, True)] * 4 + [tile(RED, False)] * 2)
+    p = read([0, 9, 18, 27, BACK, BACK])
+    run = row(6)  # the two blanks side by side at the row's end: face-down tiles
+    assert (blank_faces(crops, p, DEFAULTS, run) == p).all()
+    scattered = np.vstack([row(4), [[200, 0, 230, 40], [260, 60, 290, 100]]])  # shuffled face down
+    assert (blank_faces(crops, p, DEFAULTS, scattered) == p).all()

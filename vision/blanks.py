@@ -14,6 +14,11 @@ read 白板 (max_white), and two or more are left as the classifier reads them. 
 face-down tile of a whole-body set reads 白板 (on drawn red whole-body hands with runs of one to
 four face-down tiles, 3 of 82 backs; with four allowed, 26).
 
+Where a photo shows two or more, where each lies tells (run_gap): a blank in a row of face-up
+tiles and beside no other face-coloured blank is a 白板 held in a hand; one beside another is
+in a run of face-down tiles; one beside nothing (tiles scattered face down for a shuffle) is
+left as read. The drawn red hands' 白板 held two to a photo were read as backs before.
+
     >>> crops = np.full((5, 96, 96, 3), 235, np.uint8); crops[4] = (40, 120, 40)  # 4 faces; a green back
     >>> p = np.zeros((5, 43), np.float32); p[:3, 0] = 1.0; p[3, 42] = 0.6; p[3, 33] = 0.4; p[4, 42] = 1.0
     >>> out = blank_faces(crops, p, DEFAULTS)
@@ -34,8 +39,10 @@ BACK, WHITE = 42, 33
 # face_like: the largest distance (OpenCV 8-bit Lab) from that colour a back's face may lie at to
 # count as a face. On every set measured (2026-12-05, models/README.md "Blank faces by colour")
 # labelled backs of another colour lay 37 or more from the faces, the 白板 read as backs 5.5-19
-# (two more at 33 and 53); 20 leaves the backs a margin. max_white: see above.
-DEFAULTS = {"min_faces": 3, "sure": 0.5, "face_like": 20.0, "max_white": 1, "inset": 0.2}
+# (two more at 33 and 53); 20 leaves the backs a margin. max_white: see above. run_gap: the gap
+# between two tiles side by side, as a share of a tile's short side, under which they are beside
+# each other (null: the count max_white alone decides).
+DEFAULTS = {"min_faces": 3, "sure": 0.5, "face_like": 20.0, "max_white": 1, "inset": 0.2, "run_gap": 0.25}
 
 
 def face_colours(crops: np.ndarray, inset: float) -> np.ndarray:
@@ -46,9 +53,35 @@ def face_colours(crops: np.ndarray, inset: float) -> np.ndarray:
     return np.median(face_pixels(crops, cv2.COLOR_BGR2LAB, inset), axis=1).astype(np.float32)
 
 
-def blank_faces(crops: np.ndarray, p_cls: np.ndarray, settings: dict | None) -> np.ndarray:
+def beside(boxes: np.ndarray, these: np.ndarray, those: np.ndarray, gap: float) -> np.ndarray:
+    """For each box (xyxy): is it one of these with one of those (another box) beside it, in a row
+    or a column: the gap between them under gap times the boxes' median short side, facing each
+    other over at least half the smaller one's side?
+
+    >>> b = np.array([[0, 0, 30, 40], [32, 0, 62, 40], [100, 0, 130, 40], [0, 100, 30, 140]], float)
+    >>> beside(b, np.array([True, True, True, True]), np.array([True, True, True, False]), 0.25).tolist()
+    [True, True, False, False]
+    """
+    short = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    out = np.zeros(len(boxes), bool)
+    for i in np.flatnonzero(these):
+        for j in np.flatnonzero(those):
+            if i == j:
+                continue
+            for x, y in ((0, 1), (1, 0)):  # side by side along x, facing over y; then the other way
+                between = max(boxes[i, x], boxes[j, x]) - min(boxes[i, x + 2], boxes[j, x + 2])
+                facing = min(boxes[i, y + 2], boxes[j, y + 2]) - max(boxes[i, y], boxes[j, y])
+                side = min(boxes[i, y + 2] - boxes[i, y], boxes[j, y + 2] - boxes[j, y])
+                out[i] |= between < gap * short and facing >= 0.5 * side
+    return out
+
+
+def blank_faces(crops: np.ndarray, p_cls: np.ndarray, settings: dict | None,
+                boxes: np.ndarray | None = None) -> np.ndarray:
     """p_cls (N, 43) with back and 白板 swapped on the boxes read as backs whose crops (one
-    photo's stored crops) have the colour of the photo's faces; unchanged with settings None."""
+    photo's stored crops) have the colour of the photo's faces; unchanged with settings None.
+    With boxes and a run_gap setting, a face-coloured blank in a row of faces and beside no other
+    such blank is a 白板 whatever their count (max_white)."""
     if settings is None or not len(p_cls):
         return p_cls
     cfg = {**DEFAULTS, **settings}
@@ -60,7 +93,18 @@ def blank_faces(crops: np.ndarray, p_cls: np.ndarray, settings: dict | None) -> 
     colours = face_colours(crops, float(cfg["inset"]))
     ground = np.median(colours[faces], axis=0)
     like = np.linalg.norm(colours - ground, axis=1) < float(cfg["face_like"])
-    if (like & np.isin(top, (BACK, WHITE))).sum() > int(cfg["max_white"]):
+    blank_like = like & np.isin(top, (BACK, WHITE))
+    if boxes is not None and cfg.get("run_gap") is not None:
+        # in a row of faces and beside no other such blank: a 白板 in a hand; beside another: a run
+        # of face-down tiles; beside nothing: the count below decides, as without boxes
+        b, gap = np.asarray(boxes, np.float64).reshape(-1, 4), float(cfg["run_gap"])
+        run = beside(b, blank_like, blank_like, gap)
+        in_row = beside(b, blank_like & ~run, ~np.isin(top, (BACK, WHITE)), gap)
+        if blank_like.sum() > int(cfg["max_white"]):
+            like &= in_row
+        else:
+            like &= ~run
+    elif blank_like.sum() > int(cfg["max_white"]):
         return p_cls  # a run of face-coloured blanks: a whole-body set's face-down tiles
     out = p_cls.copy()
     swap = backs & like

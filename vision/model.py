@@ -883,7 +883,7 @@ class Recognizer:
             p_cls = reader.refine(image, boxes, turned, p_cls, light)
         if self.flowers is not None:  # what flowers and seasons print, read at a larger crop
             p_cls, p_num = self.flowers.refine(image, boxes, turned, p_cls, p_num, light)
-        p_cls = blank_faces(crops, p_cls, self.config.get("blank_faces"))
+        p_cls = blank_faces(crops, p_cls, self.config.get("blank_faces"), boxes)
         p_tile = None
         if self.verifier is not None and self._screen is not None:  # asked only where its answer counts
             ask = to_check(scores, aspect, self._screen, p_cls.argmax(1))
