@@ -95,3 +95,27 @@ def test_no_whole_replaces_real_tiles_one_part_or_parts_read_as_surely(first, co
     from vision.further import wholes_of_parts
 
     assert wholes_of_parts(first, np.array(conf), whole, np.array(whole_conf), FURTHER_DEFAULTS) == []
+
+
+# --- the same tile boxed again from further, read surer (surer_twins) ------------------------------
+
+def test_a_first_box_boxed_again_from_further_and_read_surer_takes_that_box():
+    from vision.further import surer_twins
+
+    # a close 3萬 boxed loosely and read at 0.1, the same tile boxed from further at 0.7; its
+    # neighbour, read 0.6 first and 0.65 from further, stays as it was (not surer by the margin)
+    first = boxes([368, 94, 856, 406], [50, 323, 468, 607])
+    new = boxes([369, 62, 841, 457], [57, 247, 489, 663])
+    out = surer_twins(first, np.array([0.1, 0.6]), new, np.array([0.7, 0.65]), FURTHER_DEFAULTS)
+    assert [(j, p.tolist()) for j, p in out] == [(0, [0])]
+
+
+@pytest.mark.parametrize("first, new", [
+    (boxes([100, 100, 160, 180]), boxes([100, 100, 130, 180])),  # half of it: another box (IoU 0.5)
+    (boxes([100, 100, 160, 180]), boxes([200, 100, 260, 180])),  # beside it
+])
+def test_a_box_from_further_that_is_not_the_same_tile_replaces_nothing(first, new):
+    from vision.further import surer_twins
+
+    assert surer_twins(first, np.array([0.1]), new, np.array([0.9]), FURTHER_DEFAULTS) == []
+    assert surer_twins(first, np.array([0.1]), first, np.array([0.9]), FURTHER_DEFAULTS) != []

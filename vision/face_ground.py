@@ -6,7 +6,8 @@ card holder, a carbon dial or a green felt texture that the detector takes for a
 of that ground; the classifier reads such a box as some face, unsure. So each box's share of
 face pixels lying near the ground colour of the photo's other faces tells a face of the player's
 set from a thing on the table; the screening (vision/screen.py, "unlike_share") drops unsure boxes
-with almost none. Measured on 16 sets (models/README.md, "Faces unlike the photo's faces").
+with almost none. Measured on 13 sets and 216 cut close-ups (models/README.md, "Faces unlike the
+photo's faces").
 
     >>> crops = np.full((5, 96, 96, 3), 235, np.uint8); crops[4] = 40  # four white faces; a dark box
     >>> p = np.zeros((5, 43), np.float32); p[:, 0] = 0.9

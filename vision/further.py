@@ -30,6 +30,11 @@ that holds two or more of the first answer's tiles as parts, each at most `max_s
 (two real tiles side by side are half each), and is read surer than their median by `margin`
 replaces those parts alone (`each_whole`; wholes_of_parts); the rest of the answer stays.
 
+A first box that a shrunk pass boxes again as the same tile (intersection over union at least
+`twin_iou`), read surer by `margin`, takes that box and its reading (`twins`; surer_twins): a
+close tile boxed loosely and read unsure at its first size, as a red-bodied 3萬 at 0.1 that the
+photo shrunk by 0.35 boxes at 0.7.
+
 Where the screening kept fewer than two tiles (a close tile's parts, each read as nothing, all
 dropped as unread: the answer is empty or one tile), every box the detector found is the first
 answer the look judges by (`from_dropped`).
@@ -57,7 +62,8 @@ from vision.screen import inside_share
 # but made photos worse; max_tiles 40 ran the look on whole hands of unfamiliar art for nothing.
 FURTHER_DEFAULTS = {"unsure_below": 0.4, "max_tiles": 16, "shrinks": [0.35, 0.25], "sure_score": 0.25,
                     "max_new": 6, "tile_shape": [0.5, 1.0], "min_tile": 0.5, "hold": 0.8, "inside": 0.6,
-                    "margin": 0.15, "max_share": 0.4, "each_whole": True, "from_dropped": True}
+                    "margin": 0.15, "max_share": 0.4, "each_whole": True, "from_dropped": True,
+                    "twins": True, "twin_iou": 0.6}
 
 
 def wants_further_look(confidence: np.ndarray, settings: dict) -> bool:
@@ -114,4 +120,34 @@ def wholes_of_parts(first: np.ndarray, first_confidence: np.ndarray, new: np.nda
         if new_confidence[j] >= float(np.median(first_confidence[parts])) + float(settings["margin"]):
             out.append((int(j), parts))
             taken[parts] = True
+    return out
+
+
+def surer_twins(first: np.ndarray, first_confidence: np.ndarray, new: np.ndarray, new_confidence: np.ndarray,
+                settings: dict) -> list[tuple[int, np.ndarray]]:
+    """(new box, [the first answer's box it replaces]) for each new box that boxes a first box
+    again (intersection over union at least `twin_iou`) and is read surer than it by `margin`;
+    surest first, each box of either side used once.
+
+    >>> first = np.array([[0, 0, 10, 14], [20, 0, 30, 14]], np.float32)
+    >>> new = np.array([[1, 0, 11, 15], [20, 0, 30, 14]], np.float32)
+    >>> [(j, p.tolist()) for j, p in surer_twins(first, np.array([0.1, 0.6]), new, np.array([0.7, 0.65]),
+    ...                                             FURTHER_DEFAULTS)]
+    [(0, [0])]
+    """
+    if not len(first) or not len(new):
+        return []
+    area = lambda b: np.clip(b[:, 2] - b[:, 0], 0, None) * np.clip(b[:, 3] - b[:, 1], 0, None)  # noqa: E731
+    a_first, a_new = area(first), area(new)
+    inter = inside_share(first, new) * a_first[:, None]
+    iou = inter / np.maximum(a_first[:, None] + a_new[None, :] - inter, 1e-9)
+    out, taken = [], np.zeros(len(first), bool)
+    for j in np.argsort(-np.asarray(new_confidence)):
+        twins = np.flatnonzero((iou[:, j] >= float(settings["twin_iou"])) & ~taken)
+        if not len(twins):
+            continue
+        i = twins[np.argmax(iou[twins, j])]
+        if new_confidence[j] >= float(first_confidence[i]) + float(settings["margin"]):
+            out.append((int(j), np.array([i])))
+            taken[i] = True
     return out

@@ -26,7 +26,8 @@ from vision.face_ground import DEFAULTS as GROUND_DEFAULTS
 from vision.face_ground import ground_shares
 from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
 from vision.flowers import READER_FILE, FlowerReader
-from vision.further import FURTHER_DEFAULTS, holds_as_parts, is_better_look, wants_further_look, wholes_of_parts
+from vision.further import (FURTHER_DEFAULTS, holds_as_parts, is_better_look, surer_twins, wants_further_look,
+                            wholes_of_parts)
 from vision.group_readers import READERS, GroupReader, reader_file, reader_settings
 from vision.loose_boxes import DEFAULTS as TIGHTEN_DEFAULTS
 from vision.loose_boxes import tightened
@@ -854,16 +855,22 @@ class Recognizer:
                             passes: list, read, cfg: dict) -> dict | None:
         """found with each group of its kept boxes that a shrunk pass's box (passes, read(k) its
         reading) holds as parts, and reads surer, replaced by that box (vision/further.py
-        wholes_of_parts); None where none is."""
+        wholes_of_parts), and then each kept box it boxes again and reads surer (surer_twins, with
+        `twins`); None where none is."""
         boxes, taken, wholes, whole_scores = found["boxes"][kept], np.zeros(len(kept), bool), [], []
+        ways = [wholes_of_parts] + ([surer_twins] if cfg.get("twins") else [])
         for k, (_, b, s) in enumerate(passes):
-            if not len(b) or taken.all():
-                continue
-            left = np.flatnonzero(~taken)
-            for j, parts in wholes_of_parts(boxes[left], first_conf[left], b, s * read(k)["p_cls"].max(1), cfg):
-                taken[left[parts]] = True
-                wholes.append(b[j])
-                whole_scores.append(s[j])
+            used = np.zeros(len(b), bool)  # a shrunk box replaces one group of the first answer's boxes
+            for way in ways:
+                if not len(b) or taken.all() or used.all():
+                    continue
+                left, free = np.flatnonzero(~taken), np.flatnonzero(~used)
+                conf = s[free] * read(k)["p_cls"][free].max(1)
+                for j, parts in way(boxes[left], first_conf[left], b[free], conf, cfg):
+                    taken[left[parts]] = True
+                    used[free[j]] = True
+                    wholes.append(b[free[j]])
+                    whole_scores.append(s[free[j]])
         if not wholes:
             return None
         rest = np.setdiff1d(np.arange(len(found["boxes"])), kept[taken])

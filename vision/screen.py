@@ -53,10 +53,10 @@ SCREEN_DEFAULTS = {
     # score x class probability) is dropped, however sure the detector is of a box there
     "flag_drop_below": 0.12,
     # a face unlike the photo's faces: a box read as a face (not blank) under unlike_below
-    # confidence of whose face pixels under unlike_share have the ground colour of the photo's
-    # other faces (vision/face_ground.py) is a thing on the table, not a tile of this set: dropped.
-    # On 16 sets no labelled tile read under 0.4 lay under 0.02; 23 phantoms did (card holders,
-    # a carbon dial, felt texture)
+    # confidence, under unlike_share of whose face pixels have the ground colour of the photo's
+    # other faces (vision/face_ground.py), is a thing on the table, not a tile of this set: dropped.
+    # On 13 sets and 216 cut close-ups no labelled tile read under 0.4 lay under 0.02; 23
+    # phantoms did (card holders, a carbon dial, felt texture)
     "unlike_share": 0.02, "unlike_below": 0.4,
 }
 
