@@ -102,8 +102,8 @@ def test_no_whole_replaces_real_tiles_one_part_or_parts_read_as_surely(first, co
 def test_a_first_box_boxed_again_from_further_and_read_surer_takes_that_box():
     from vision.further import surer_twins
 
-    # a close 3萬 boxed loosely and read at 0.1, the same tile boxed from further at 0.7; its
-    # neighbour, read 0.6 first and 0.65 from further, stays as it was (not surer by the margin)
+    # a close tile read at 0.1, the same tile boxed from further and read at 0.7; its neighbour,
+    # read 0.6 first and 0.65 from further, stays as it was (not surer by the margin)
     first = boxes([368, 94, 856, 406], [50, 323, 468, 607])
     new = boxes([369, 62, 841, 457], [57, 247, 489, 663])
     out = surer_twins(first, np.array([0.1, 0.6]), new, np.array([0.7, 0.65]), FURTHER_DEFAULTS)

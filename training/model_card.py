@@ -793,9 +793,9 @@ face-down photos' scattered whole-body backs as 白板 (96.1% -> 95.3% right, tw
     "read_further_twins": {
         "title": "From further, the same tile read surer",
         "text": """The look from further replaced only boxes a shrunk pass's box holds as parts. A close tile
-boxed loosely as itself (not as its parts) and read unsure stayed so, or was dropped as unread:
-a red-bodied 3萬 of a cut close-up, boxed at 0.39 and read at 0.25 (0.1, under `drop_below`), which
-the photo shrunk by 0.35 boxes at 0.7. Now, after the wholes replace their parts, each remaining
+boxed as itself (not as its parts) and read unsure stayed so: a red-bodied 2條 of a cut close-up,
+boxed at 0.47 and read at 0.31 (0.15 in all), which the photo shrunk boxes at 0.75 and reads at
+0.6. Now, after the wholes replace their parts, each remaining
 first box that a shrunk pass boxes again as the same tile (intersection over union 0.6 or more)
 and reads surer by `margin` (0.15) takes that box and its reading (`vision/further.py`
 `surer_twins`, `inference.read_further.twins`, `twin_iou`; false: parts only). The look still runs

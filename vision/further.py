@@ -32,8 +32,8 @@ replaces those parts alone (`each_whole`; wholes_of_parts); the rest of the answ
 
 A first box that a shrunk pass boxes again as the same tile (intersection over union at least
 `twin_iou`), read surer by `margin`, takes that box and its reading (`twins`; surer_twins): a
-close tile boxed loosely and read unsure at its first size, as a red-bodied 3萬 at 0.1 that the
-photo shrunk by 0.35 boxes at 0.7.
+close tile boxed as itself but read unsure at its first size, as a red-bodied 2條 read at 0.15
+that the photo shrunk boxes and reads at 0.45.
 
 Where the screening kept fewer than two tiles (a close tile's parts, each read as nothing, all
 dropped as unread: the answer is empty or one tile), every box the detector found is the first
