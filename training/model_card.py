@@ -769,7 +769,7 @@ under 0.02 of it is dropped (`inference.screen.unlike_share`, `unlike_below`; `f
 turns it off). Measured first on the boxes the screening kept, over 13 of the sets below and the
 cut close-ups (15,908 boxes): of the 1,435 labelled tiles read as faces under 0.4, none lay under
 0.02 (the lowest, 0.037, a 3條 of a valid photo read right at 0.09, lighter than its other faces), and
-23 of the 578 unlabelled boxes read as faces did. At under 0.05 one right tile and one wrong one
+23 of the 578 unlabelled boxes read as faces did. At under 0.05 two right tiles and one wrong one
 would go too; at a distance of 25 instead of 35, two right tiles lay under 0.02. Each face's
 commonest colour (the mean of its fullest 16-wide Lab cell) in place of its median, meant for
 photos of dense faces whose median is ink, did worse: 5 labelled tiles under 0.02 for 35
