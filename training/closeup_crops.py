@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from training.dataset import labels_to_xyxy, list_pairs, read_labels, write_labels, xyxy_to_labels
+from vision.screen import box_areas
 
 
 def crop_window(boxes: np.ndarray, picked: np.ndarray, shape: tuple[int, int], margin: float
@@ -50,8 +51,7 @@ def labels_in(cls: np.ndarray, boxes: np.ndarray, window: tuple[int, int, int, i
     x0, y0, x1, y1 = window
     cut = np.stack([np.clip(boxes[:, 0], x0, x1), np.clip(boxes[:, 1], y0, y1),
                     np.clip(boxes[:, 2], x0, x1), np.clip(boxes[:, 3], y0, y1)], 1)
-    area = lambda b: np.clip(b[:, 2] - b[:, 0], 0, None) * np.clip(b[:, 3] - b[:, 1], 0, None)  # noqa: E731
-    inside = area(cut) >= min_inside * np.maximum(area(boxes), 1e-9)
+    inside = box_areas(cut) >= min_inside * np.maximum(box_areas(boxes), 1e-9)
     return cls[inside], cut[inside] - np.array([x0, y0, x0, y0], np.float32)
 
 

@@ -31,8 +31,7 @@ import cv2
 import numpy as np
 
 from vision.crops import face_pixels
-
-BACK, WHITE = 42, 33
+from vision.screen import BACK, WHITE
 # min_faces: face-up tiles (top class neither blank, at least `sure`) the photo's face colour is
 # taken from. A set never seen is read unsure (the red draws had 0-6 faces at 0.9 a photo, and 0.9
 # let 4 of 11 blanks through, 0.5 all); a misread face is still a face, and its colour counts.

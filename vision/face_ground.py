@@ -20,8 +20,7 @@ import cv2
 import numpy as np
 
 from vision.crops import face_pixels
-
-BACK, WHITE = 42, 33  # blank faces: a back's colour is rightly not the faces'
+from vision.screen import BACK, WHITE  # blank faces: a back's colour is rightly not the faces'
 # near: the largest distance (OpenCV 8-bit Lab) from the ground colour a pixel may lie at to count
 # as ground. min_faces: other faces (top class not blank, read at least `sure`) the ground is the
 # median colour of (the median of each face's pixels: on most faces the ground, on a dense one the
@@ -45,7 +44,7 @@ def ground_shares(crops: np.ndarray, p_cls: np.ndarray, settings: dict | None,
     n = len(p_cls)
     shares = np.ones(n, np.float32)
     ask = np.ones(n, bool) if ask is None else np.asarray(ask, bool).reshape(n)
-    faces = ~np.isin(p_cls.argmax(1), (BACK, WHITE)) & (p_cls.max(1) >= float(cfg["sure"])) if n else np.zeros(0, bool)
+    faces = ~np.isin(p_cls.argmax(1), (BACK, WHITE)) & (p_cls.max(1) >= float(cfg["sure"]))
     min_faces = int(cfg["min_faces"])
     if not ask.any() or faces.sum() < min_faces:
         return shares

@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.screen import inside_share
+from vision.screen import box_areas, inside_share
 
 # Measured on the style study's drawn close-ups, close-ups cut from drawn photos, the valid split,
 # the pink session and 13 other sets (2026-12-06, models/README.md "A close-up read unsure, looked
@@ -109,8 +109,7 @@ def wholes_of_parts(first: np.ndarray, first_confidence: np.ndarray, new: np.nda
     if not len(first) or not len(new):
         return []
     share = inside_share(first, new)  # share[i, j]: of first box i inside new box j
-    area = lambda b: np.clip(b[:, 2] - b[:, 0], 0, None) * np.clip(b[:, 3] - b[:, 1], 0, None)  # noqa: E731
-    small = area(first)[:, None] <= float(settings["max_share"]) * area(new)[None, :]
+    small = box_areas(first)[:, None] <= float(settings["max_share"]) * box_areas(new)[None, :]
     held = (share >= float(settings["inside"])) & small
     out, taken = [], np.zeros(len(first), bool)
     for j in np.argsort(-np.asarray(new_confidence)):
@@ -137,8 +136,7 @@ def surer_twins(first: np.ndarray, first_confidence: np.ndarray, new: np.ndarray
     """
     if not len(first) or not len(new):
         return []
-    area = lambda b: np.clip(b[:, 2] - b[:, 0], 0, None) * np.clip(b[:, 3] - b[:, 1], 0, None)  # noqa: E731
-    a_first, a_new = area(first), area(new)
+    a_first, a_new = box_areas(first), box_areas(new)
     inter = inside_share(first, new) * a_first[:, None]
     iou = inter / np.maximum(a_first[:, None] + a_new[None, :] - inter, 1e-9)
     out, taken = [], np.zeros(len(first), bool)

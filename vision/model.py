@@ -32,7 +32,7 @@ from vision.group_readers import READERS, GroupReader, reader_file, reader_setti
 from vision.loose_boxes import DEFAULTS as TIGHTEN_DEFAULTS
 from vision.loose_boxes import tightened
 from vision.parts import JOIN_DEFAULTS, is_whole_of, part_groups
-from vision.screen import BACK, SCREEN_DEFAULTS, WHITE, inside_share, screen, to_check
+from vision.screen import SCREEN_DEFAULTS, inside_share, screen, to_check, unlike_face_asked
 from vision.verifier import VERIFIER_FILE, TileVerifier
 
 DETECTOR_FILE = "detector.onnx"
@@ -906,8 +906,7 @@ class Recognizer:
         without a screening or with "face_ground": null."""
         if self._screen is None or self.config.get("face_ground") is None:
             return None
-        ask = (scores * p_cls.max(1) < float(self._screen["unlike_below"])) & ~np.isin(p_cls.argmax(1), (BACK, WHITE))
-        return ground_shares(crops, p_cls, self.config["face_ground"], ask)
+        return ground_shares(crops, p_cls, self.config["face_ground"], unlike_face_asked(scores, p_cls, self._screen))
 
     def _join_parts(self, image: np.ndarray, found: dict, kept: np.ndarray | None) -> dict | None:
         """found with each close tile the detector boxed as its parts (circles, stick columns)

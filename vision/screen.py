@@ -61,6 +61,24 @@ SCREEN_DEFAULTS = {
 }
 
 
+def box_areas(boxes: np.ndarray) -> np.ndarray:
+    """(N,) the areas of xyxy boxes, 0 for an empty one.
+
+    >>> box_areas(np.array([[0, 0, 10, 20], [5, 5, 3, 9]], float)).tolist()
+    [200.0, 0.0]
+    """
+    return np.prod(np.clip(boxes[:, 2:] - boxes[:, :2], 0, None), 1)
+
+
+def unlike_face_asked(scores, p_cls, settings: dict | None = None) -> np.ndarray:
+    """Which boxes the face-colour rule judges (and vision/face_ground.py measures): those read as
+    a face, not a blank, under unlike_below confidence (detector score x class probability)."""
+    cfg = {**SCREEN_DEFAULTS, **(settings or {})}
+    p_cls = np.asarray(p_cls)
+    scores = np.asarray(scores, np.float64).reshape(len(p_cls))
+    return (scores * p_cls.max(1) < float(cfg["unlike_below"])) & ~np.isin(p_cls.argmax(1), (BACK, WHITE))
+
+
 def inside_share(boxes: np.ndarray, others: np.ndarray | None = None) -> np.ndarray:
     """share[i, j]: the part of box i's area that lies inside box j of others (xyxy); without
     others, inside box j of boxes, 0 on the diagonal."""
@@ -68,8 +86,7 @@ def inside_share(boxes: np.ndarray, others: np.ndarray | None = None) -> np.ndar
     lt = np.maximum(boxes[:, None, :2], wholes[None, :, :2])
     rb = np.minimum(boxes[:, None, 2:], wholes[None, :, 2:])
     inter = np.prod(np.clip(rb - lt, 0, None), 2)
-    area = np.prod(np.clip(boxes[:, 2:] - boxes[:, :2], 0, None), 1)
-    share = inter / np.maximum(area[:, None], 1e-9)
+    share = inter / np.maximum(box_areas(boxes)[:, None], 1e-9)
     if others is None:
         np.fill_diagonal(share, 0.0)
     return share
@@ -152,7 +169,7 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
     # read as an unsure face, with almost none of the ground the photo's faces are printed on
     if face_share is not None:
         keep &= ~((np.asarray(face_share, np.float64).reshape(n) < float(cfg["unlike_share"]))
-                  & ~np.isin(cls, (BACK, WHITE)) & (scores * p < float(cfg["unlike_below"])))
+                  & unlike_face_asked(scores, p_cls, cfg))
 
     # what the tile check sees no whole tile in: print on the table, a ring, a side, a shadow
     doubted = np.zeros(n, bool)
@@ -166,7 +183,7 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
 
     # boxes inside another tile's box: a face, a stick column, a reflection
     share = inside_share(boxes)
-    area = np.prod(np.clip(boxes[:, 2:] - boxes[:, :2], 0, None), 1)
+    area = box_areas(boxes)
     # bigger[i, j]: box j is kept, larger than box i and scored at least as high
     bigger = keep[None, :] & (area[None, :] > area[:, None]) & (scores[None, :] >= scores[:, None])
     inside = np.where(bigger, share, 0.0).max(1)
