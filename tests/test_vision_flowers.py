@@ -208,18 +208,18 @@ def test_adapt_tunes_the_reader_on_the_players_flowers_and_keeps_the_previous_on
     cls = np.array(FLOWER_CLASSES)[(data["cls"] + 1) % 8]
     other = np.concatenate([cls, [5, 17]])  # two tiles that are no flowers: not the reader's
     crops = np.concatenate([data["crops"], data["crops"][:2]])
-    report = adapt_reader(tmp_path, crops, other, [], None, steps=20)
+    report = adapt_reader(tmp_path, crops, other, [], None, steps=20, batch=8)
     assert report["flower_crops"] == 16 and report["held_out_by_photo"] is False and report["held_parts"] == 1
     assert report["new_accuracy"] > report["old_accuracy"] and report["installed"] is True
     assert (tmp_path / "previous" / READER_FILE).read_bytes() == old_onnx
     assert (tmp_path / READER_FILE).read_bytes() != old_onnx
-    kept = adapt_reader(tmp_path, crops, other, [], None, steps=1, install_if_better=False)
-    assert kept["installed"] is False
     assert adapt_reader(tmp_path, crops[-2:], other[-2:], [], None) is None  # no flowers
     # the classifier's held photos: one holding no flower is no part to judge the reader on
     no_flower, half = np.arange(len(other)) >= 16, np.arange(len(other)) < 8
-    judged = adapt_reader(tmp_path, crops, other, [no_flower, half], None, steps=1, install_if_better=False)
+    judged = adapt_reader(tmp_path, crops, other, [no_flower, half], None, steps=1, install_if_better=False,
+                          batch=8)
     assert judged["held_out_by_photo"] is True and judged["held_parts"] == 1 and judged["held_out_crops"] == 8
+    assert judged["installed"] is False  # asked not to install
 
 
 class _FixedReader:

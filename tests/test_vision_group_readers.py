@@ -214,7 +214,7 @@ def test_adapt_tunes_a_group_reader_on_the_players_tiles_and_keeps_the_previous_
     other = np.concatenate([cls, [40, 42]])  # a 菊 and a face-down tile: not the reader's
     crops = np.concatenate([data["crops"], data["crops"][:2]])
     numbers = np.array([0] * len(cls) + [3, 0])  # a flower's printed number means nothing here
-    report = adapt_reader(tmp_path, crops, other, [], numbers, steps=20, kind=kind)
+    report = adapt_reader(tmp_path, crops, other, [], numbers, steps=20, kind=kind, batch=8)
     assert report[f"{kind.name}_crops"] == 2 * len(classes) and report["held_out_by_photo"] is False
     assert report["new_accuracy"] > report["old_accuracy"] and report["installed"] is True
     assert (tmp_path / "previous" / reader_file(name)).read_bytes() == old_onnx

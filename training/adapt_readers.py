@@ -131,14 +131,15 @@ def reader_crops(crops: np.ndarray, cls: np.ndarray, numbers: np.ndarray | None,
 
 def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, folds: list[np.ndarray],
                  numbers: np.ndarray | None, seed: int = 0, steps: int = 150,
-                 install_if_better: bool = True, replay: dict | None = None, kind: ReaderKind = FLOWERS) -> dict | None:
+                 install_if_better: bool = True, replay: dict | None = None, kind: ReaderKind = FLOWERS,
+                 batch: int = 32) -> dict | None:
     """Tune the reader (the flower reader unless kind says) on the crops of its group among crops
     (stored at CROP_STORE); None when there are none or the models folder has no such reader.
     folds: the classifier's held parts (training.adapt.held_folds), judged in turn as there, by the
     probability of reading each held crop right; a part holding none of the group's crops, or all
     of them, is skipped, and with none left the reader is judged on its own crops under other
     jitter. replay: adapt's rehearsal tiles (training/adapt_replay.py), whose tiles of the group
-    join every batch."""
+    join every batch of `batch` crops."""
     models_dir = Path(models_dir)
     if not np.isin(cls, kind.classes).any() or not (models_dir / kind.weights_file).exists():
         return None
@@ -150,8 +151,8 @@ def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, folds: li
     parts = [f[mine] for f in folds if f[mine].any() and (~f[mine]).any()]
 
     def tune(train: np.ndarray):
-        return fine_tune(load_reader(models_dir, kind), x[train], y[train], k[train], steps=steps, seed=seed,
-                         replay=rehearsal)
+        return fine_tune(load_reader(models_dir, kind), x[train], y[train], k[train], steps=steps, batch=batch,
+                         seed=seed, replay=rehearsal)
 
     # no parts: judged on its own crops under other looks
     judged = judged_in_turn(parts, len(y), load_reader(models_dir, kind), tune,
