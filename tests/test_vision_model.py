@@ -426,7 +426,7 @@ def test_adapt_learns_relabelled_tiles_and_keeps_previous(tmp_path, few_rehearsa
     crops, cls, groups = data["crops"][keep], data["cls"][keep], data["image_index"][keep]
     # a user's set where these faces mean other tiles: the current model must be wrong on them
     relabel = (cls + 7) % 42
-    report = adapt_crops(models, crops, relabel, groups, epochs=1, holdout_share=0.0, seed=0)
+    report = adapt_crops(models, crops, relabel, groups, epochs=1, holdout_share=0.0, seed=0, batch=16)
     from training.procedural import font_families
 
     # rehearsal tiles drawn where a CJK font is installed, else adapt says why it went without
@@ -469,10 +469,10 @@ def test_adapt_teaches_the_number_head_the_numbers_it_is_given(tmp_path):
     # a set printing numbers the head has never seen on these faces: it must learn them
     numbers = (cls % 4) + 1
     report = adapt_crops(models, crops, cls, groups, epochs=1, holdout_share=0.0, seed=0, numbers=numbers,
-                         rehearse=False)
+                         rehearse=False, batch=16)
     assert report["new_number_accuracy"] > max(0.6, report["old_number_accuracy"] + 0.2)
     plain = adapt_crops(models, crops, cls, groups, epochs=1, holdout_share=0.0, seed=0, install_if_better=False,
-                        rehearse=False)
+                        rehearse=False, batch=16)
     assert plain["old_number_accuracy"] is None and plain["new_number_accuracy"] is None
 
 

@@ -274,7 +274,8 @@ def with_dark_ink_looks(models_dir: Path, crops: np.ndarray, cls: np.ndarray, gr
 
 def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np.ndarray, epochs: int = 30,
                 holdout_share: float = 0.25, seed: int = 0, install_if_better: bool = True,
-                numbers: np.ndarray | None = None, rehearse: bool = True, members: str = "lead") -> dict:
+                numbers: np.ndarray | None = None, rehearse: bool = True, members: str = "lead",
+                batch: int = 64) -> dict:
     """Fine-tune on crops, compare with the current classifier on held-out crops, maybe install
     (then fine-tuned on all crops, held-out ones included). numbers: the printed number of each
     crop where known (1-4, else 0), for the number head; the class decides what is installed.
@@ -284,6 +285,7 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
     its score (the mean probability of the right class, on HELD_COPIES looks a crop) over every
     held photo is higher. With a single photo (one group) the held-out set is the same tiles under
     different jitter, lighting and rotation, a weaker check that still catches a collapsed model.
+    batch: crops a tuning step (fine_tune's).
     """
     torch.set_num_threads(2)
     given = len(crops)
@@ -296,8 +298,8 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
     t0, cpu0 = time.time(), time.process_time()
 
     def tune(train: np.ndarray) -> TileNet:
-        return fine_tune(tunable_net(models_dir, members), crops[train], cls[train], epochs=epochs, seed=seed,
-                         numbers=part(train), replay=replay)
+        return fine_tune(tunable_net(models_dir, members), crops[train], cls[train], epochs=epochs, batch=batch,
+                         seed=seed, numbers=part(train), replay=replay)
 
     # no folds: one photo, judged on its own tiles under other looks
     judged = judged_in_turn(folds, len(cls), load_net(models_dir), tune,
