@@ -285,7 +285,7 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
     its score (the mean probability of the right class, on HELD_COPIES looks a crop) over every
     held photo is higher. With a single photo (one group) the held-out set is the same tiles under
     different jitter, lighting and rotation, a weaker check that still catches a collapsed model.
-    batch: crops a tuning step (fine_tune's).
+    batch: the crops of each tuning step (fine_tune's batch; tests tune with fewer).
     """
     torch.set_num_threads(2)
     given = len(crops)
