@@ -6,10 +6,9 @@ import io
 
 from engine.errors import HandError, short_repr
 
-from .games import parse_hand, parse_setup
+from .games import MAX_HANDS, parse_hand, parse_setup
 
 EXPORT_FORMAT = "taiwan-mahjong-game"
-MAX_IMPORT_HANDS = 2000
 
 
 def _cell(text: str) -> str:
@@ -47,8 +46,8 @@ def from_json(data: dict) -> tuple[dict, list[dict]]:
     hands_in = data.get("hands", [])
     if not isinstance(hands_in, list):
         raise HandError("hands must be a list", code="hands_not_list")
-    if len(hands_in) > MAX_IMPORT_HANDS:
-        raise HandError(f"at most {MAX_IMPORT_HANDS} hands in one game", code="too_many_hands", max=MAX_IMPORT_HANDS)
+    if len(hands_in) > MAX_HANDS:
+        raise HandError(f"at most {MAX_HANDS} hands in one game", code="too_many_hands", max=MAX_HANDS)
     hands = []
     for n, raw in enumerate(hands_in, 1):
         if not isinstance(raw, dict):

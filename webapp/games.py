@@ -24,6 +24,9 @@ MAX_NAME = 40
 MAX_SCORED_BYTES = 64 * 1024
 MAX_SCORED_DEPTH = 8   # an engine result nests 4 levels (decomposition -> sets -> set)
 MAX_TAI = 10_000
+# hands in one game, recorded or imported alike, so that every game's export imports again (a game of
+# four rounds is some 16-40 hands; every change recomputes all of them)
+MAX_HANDS = 2000
 WIND_NAMES = "ESWN"
 
 

@@ -12,7 +12,7 @@ from .errors import ApiError
 from .export import from_json, to_csv, to_json
 from .games import parse_hand, parse_setup
 from .inputs import json_body
-from .services import db
+from .services import db, services
 
 bp = Blueprint("games", __name__, url_prefix="/api/games")
 GAME_ID = re.compile(r"[0-9a-f]{12}")
@@ -45,7 +45,7 @@ def create():
 
 @bp.get("")
 def index():
-    return jsonify(storage.list_games(db()))
+    return jsonify(storage.list_games(db(), services().summaries))
 
 
 @bp.get("/<game_id>")

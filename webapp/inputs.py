@@ -27,9 +27,11 @@ def json_body() -> dict:
     except UnicodeDecodeError:
         raise ApiError(400, "the request body is not UTF-8 text", code="body_not_utf8") from None
     try:
-        data = jsonsafe.loads(text, parse_constant=_no_constants)
+        data = jsonsafe.check_text(jsonsafe.loads(text, parse_constant=_no_constants))
     except jsonsafe.TooDeep as exc:
         raise _too_deep(exc) from None
+    except jsonsafe.NotText:  # "\ud800" escaped: UTF-8 bytes, but no text once decoded
+        raise ApiError(400, "the request body is not UTF-8 text", code="body_not_utf8") from None
     except json.JSONDecodeError as exc:
         raise ApiError(400, f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
                        code="malformed_json", reason=exc.msg, line=exc.lineno, column=exc.colno) from None
@@ -47,7 +49,7 @@ def json_form_field(name: str, default):
     if raw is None or not raw.strip():
         return default
     try:
-        return jsonsafe.loads(raw, parse_constant=_no_constants)
+        return jsonsafe.check_text(jsonsafe.loads(raw, parse_constant=_no_constants))
     except jsonsafe.TooDeep as exc:
         raise _too_deep(exc) from None
     except ValueError as exc:

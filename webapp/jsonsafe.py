@@ -23,6 +23,14 @@ _MARK = _BRACKET != 0
 _MARK[ord('"')] = True  # a quote is a mark whose bracket step is 0
 
 
+class NotText(ValueError):
+    """A string holding half of a UTF-16 surrogate pair (JSON's "\\ud800" escape): valid JSON, but
+    no text; it could be neither stored, hashed nor written back out (a 500 on every route)."""
+
+    def __init__(self):
+        super().__init__("a string holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is no text")
+
+
 class TooDeep(ValueError):
     def __init__(self, limit: int):
         super().__init__(f"the JSON is nested too deeply; at most {limit} levels")
@@ -65,6 +73,32 @@ def depth(value) -> int:
             deepest = max(deepest, level)
             stack.extend((child, level) for child in item if isinstance(child, (dict, list)))
     return deepest
+
+
+def check_text(value):
+    """value, checked: NotText where any of its strings (keys included) is no Unicode text.
+
+    >>> check_text({"a": ["ok", "東"]})
+    {'a': ['ok', '東']}
+    >>> check_text(json.loads('{"a": "\\\\ud800"}'))
+    Traceback (most recent call last):
+    ...
+    webapp.jsonsafe.NotText: a string holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is no text
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and not item.isascii():
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise NotText() from None
+    return value
 
 
 def loads(text: str, limit: int = MAX_DEPTH, **kwargs):

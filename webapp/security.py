@@ -50,7 +50,10 @@ def _origin_ok() -> bool:
     origin = request.headers.get("Origin")
     if origin is None:
         return True
-    sent = urlsplit(origin)  # scheme too: http://host is not the origin of https://host
+    try:
+        sent = urlsplit(origin)  # scheme too: http://host is not the origin of https://host
+    except ValueError:  # "http://[" : no origin at all, so not this one
+        return False
     return (sent.scheme.lower(), sent.netloc.lower()) == (request.scheme, request.host.lower())
 
 

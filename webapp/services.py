@@ -5,7 +5,7 @@ Per-request: one SQLite connection in flask.g, closed when the request ends.
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from flask import Flask, current_app, g
@@ -16,6 +16,7 @@ from .db import connect
 from .disk import disk_full, is_disk_full
 from .photos import PhotoStore
 from .recognizer import RecognizerSource
+from .summary_cache import SummaryCache
 from .throttle import PinThrottle
 
 
@@ -30,6 +31,7 @@ class Services:
     camera: Camera
     pin_throttle: PinThrottle
     keeper: sqlite3.Connection | None = None  # db.hold_open: keeps the WAL in place
+    summaries: SummaryCache = field(default_factory=SummaryCache)  # the list of games' lines
 
 
 def services() -> Services:

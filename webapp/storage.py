@@ -17,7 +17,8 @@ from engine.errors import HandError, short_repr
 
 from . import jsonsafe
 from .errors import ApiError
-from .games import MAX_SCORED_BYTES, MAX_SCORED_DEPTH, compute, game_view, summary_view
+from .games import MAX_HANDS, MAX_SCORED_BYTES, MAX_SCORED_DEPTH, compute, game_view, summary_view
+from .summary_cache import SummaryCache
 
 HAND_COLUMNS = ("type", "winner", "discarder", "tai", "counting_kong", "photo_id", "scored", "created_at")
 log = logging.getLogger("webapp")
@@ -74,9 +75,22 @@ def get_game(conn: sqlite3.Connection, game_id: str) -> dict:
     return _view(row, hands)
 
 
-def list_games(conn: sqlite3.Connection) -> list[dict]:
-    ids = [r["id"] for r in conn.execute("SELECT id FROM games ORDER BY created_at DESC, rowid DESC")]
-    return [_summary(conn, i) for i in ids]
+def list_games(conn: sqlite3.Connection, cache: SummaryCache | None = None) -> list[dict]:
+    """Every game's line, newest first; with a cache, a game unchanged since its line was made
+    is not recomputed (webapp/summary_cache.py)."""
+    rows = conn.execute("SELECT g.id, g.version, COUNT(h.n) AS hands, MAX(h.created_at) AS last "
+                        "FROM games g LEFT JOIN hands h ON h.game_id = g.id "
+                        "GROUP BY g.id ORDER BY g.created_at DESC, g.rowid DESC").fetchall()
+    out = []
+    for r in rows:
+        key = (r["id"], r["version"], r["hands"], r["last"])
+        line = cache.get(key) if cache is not None else None
+        if line is None:
+            line = _summary(conn, r["id"])
+            if cache is not None:
+                cache.put(key, line)
+        out.append(line)
+    return out
 
 
 def _summary(conn: sqlite3.Connection, game_id: str) -> dict:
@@ -145,6 +159,8 @@ def change_hands(conn: sqlite3.Connection, game_id: str, version, change) -> dic
 
 def add_hand(conn: sqlite3.Connection, game_id: str, hand: dict, version) -> dict:
     def append(setup, hands):
+        if len(hands) >= MAX_HANDS:
+            raise HandError(f"at most {MAX_HANDS} hands in one game", code="too_many_hands", max=MAX_HANDS)
         if compute(setup, hands)["state"]["finished"]:
             raise ApiError(400, "the game is finished; start a new game to record more hands", code="game_finished_add")
         return hands + [dict(hand, created_at=now())]
