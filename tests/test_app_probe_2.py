@@ -123,3 +123,22 @@ def test_a_restored_game_with_the_same_version_is_not_shown_from_an_old_line(tmp
     with sqlite3.connect(app.extensions["mahjong"].db_path) as conn:  # the backup's game: version 2, no hand
         conn.execute("DELETE FROM hands")
     assert c.get("/api/games").get_json()[0]["hand_count"] == 0
+
+
+# 5. a corrected photo labels each tile once: one box copied 200 times taught adapt that photo's
+# one look as its label everywhere (the probe's adapt replaced the classifier from it)
+def test_overlapping_neighbours_are_two_tiles_but_one_box_twice_is_refused(tmp_path):
+    from tests.app_support import fixture_photo
+
+    c = make_app(tmp_path, RECOGNIZER=FakeRecognizer(row([0, 1]))).test_client()
+    r = c.post("/api/recognize", data={"photo": (io.BytesIO(fixture_photo()), "hand.jpg")}, headers=FETCH)
+    pid = r.get_json()["photo_id"]
+    tilted = [{"tile": "1m", "box": [0, 0, 50, 66]}, {"tile": "2m", "box": [30, 4, 80, 70]}]  # IoU 0.23
+    r = c.post("/api/examples", json={"photo_id": pid, "tiles": tilted}, headers=FETCH)
+    assert r.status_code == 200 and r.get_json() == {"count": 1}
+    twice = [{"tile": "1m", "box": [10, 10, 60, 80]}] * 200
+    r = c.post("/api/examples", json={"photo_id": pid, "tiles": twice},
+               headers=dict(FETCH, **{"Accept-Language": "zh"}))
+    assert r.status_code == 400 and r.get_json()["code"] == "example_same_tile"
+    assert r.get_json()["error"] == "第 1 張和第 2 張牌框在同一個位置：一張牌標了兩次"
+    assert c.get("/api/examples").get_json() == {"count": 1}  # the earlier correction stays

@@ -162,6 +162,9 @@ def test_examples_are_written_as_yolo(client, tmp_path):
     ({"tiles": [{"tile": "9x", "box": [0, 0, 5, 5]}]}, "cannot read tiles"),
     ({"tiles": [{"tile": "1m", "box": [0, 0, 5]}]}, "box"),
     ({"tiles": [{"tile": "1m", "box": [700, 700, 800, 800]}]}, "outside"),
+    ({"tiles": [{"tile": "1m", "box": [0, 0, 50, 60]}, {"tile": "2m", "box": [60, 0, 110, 60]},
+                {"tile": "1m", "box": [2, 1, 51, 62]}]}, "tiles 1 and 3 have the same box"),
+    ({"tiles": [{"tile": "1m", "box": [10, 10, 60, 80]}] * 200}, "tiles 1 and 2 have the same box"),
     ({"tileset": "mars"}, "unknown tile set"),
 ])
 def test_bad_examples_are_400(client, change, message):

@@ -12,6 +12,8 @@ import math
 import threading
 from pathlib import Path
 
+import numpy as np
+
 from engine.errors import HandError, short
 from engine.tiles import parse_tile, tile_name
 
@@ -19,6 +21,10 @@ from .errors import ApiError
 from .photos import write_atomic
 
 MAX_TILES = 200
+# two boxes overlapping this much (intersection over union) hold one tile labelled twice: tilted or
+# stacked neighbours overlap far less. Taught as many tiles, a photo of one box copied 200 times
+# made adapt install a classifier that read that photo's one look as its label everywhere.
+SAME_TILE_IOU = 0.7
 _lock = threading.Lock()  # one writer at a time: data.yaml and the count stay coherent
 
 
@@ -60,7 +66,7 @@ def label_lines(tiles, tileset: str, width: int, height: int) -> tuple[list[str]
         raise ApiError(400, "tiles must be a non-empty list of {tile, box}", code="example_tiles_list")
     if len(tiles) > MAX_TILES:
         raise ApiError(400, f"at most {MAX_TILES} tiles in one photo", code="example_too_many", max=MAX_TILES)
-    lines, numbers = [], []
+    lines, numbers, boxes = [], [], []
     for t in tiles:
         if not isinstance(t, dict):
             raise ApiError(400, "each tile must be an object {tile, box}", code="example_tile_not_object")
@@ -69,7 +75,22 @@ def label_lines(tiles, tileset: str, width: int, height: int) -> tuple[list[str]
         lines.append(f"{cls} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} "
                      f"{(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}")
         numbers.append(printed_number(class_to_tile(cls, tileset)))
+        boxes.append((x1, y1, x2, y2))
+    _one_box_a_tile(boxes)
     return lines, numbers
+
+
+def _one_box_a_tile(boxes: list[tuple[float, float, float, float]]) -> None:
+    """400 where two boxes are one tile's (SAME_TILE_IOU), naming both (1-based)."""
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    lt, rb = np.maximum(b[:, None, :2], b[None, :, :2]), np.minimum(b[:, None, 2:], b[None, :, 2:])
+    inter = np.prod(np.clip(rb - lt, 0, None), 2)
+    area = np.prod(b[:, 2:] - b[:, :2], 1)
+    iou = np.triu(inter / (area[:, None] + area[None, :] - inter), 1)
+    if (iou >= SAME_TILE_IOU).any():
+        first, second = (int(v) + 1 for v in np.argwhere(iou >= SAME_TILE_IOU)[0])
+        raise ApiError(400, f"tiles {first} and {second} have the same box: one tile labelled twice",
+                       code="example_same_tile", first=first, second=second)
 
 
 def data_yaml() -> str:
