@@ -142,3 +142,110 @@ def test_overlapping_neighbours_are_two_tiles_but_one_box_twice_is_refused(tmp_p
     assert r.status_code == 400 and r.get_json()["code"] == "example_same_tile"
     assert r.get_json()["error"] == "第 1 張和第 2 張牌框在同一個位置：一張牌標了兩次"
     assert c.get("/api/examples").get_json() == {"count": 1}  # the earlier correction stays
+
+
+# --- the probe's second round: damage behind the server's back, and the photo folder ---------------
+
+def _photo_app(tmp_path, **config):
+    from tests.app_support import fixture_photo
+
+    fake = FakeRecognizer(row([0, 1, 2]))
+    app = make_app(tmp_path, RECOGNIZER=fake, **config)
+    c = app.test_client()
+    r = c.post("/api/recognize", data={"photo": (io.BytesIO(fixture_photo()), "hand.jpg")}, headers=FETCH)
+    assert r.status_code == 200
+    return c, fake, r.get_json()["photo_id"], tmp_path / "data" / "photos"
+
+
+@pytest.mark.parametrize("damage", [None, b"garbage{", b'{"tiles": 5}', b"\xff\xfe"])
+def test_the_annotated_photo_reads_the_photo_again_without_a_usable_reading(tmp_path, damage):
+    c, fake, pid, photos = _photo_app(tmp_path)
+    reading = photos / f"{pid}.json"
+    reading.unlink() if damage is None else reading.write_bytes(damage)
+    r = c.get(f"/photos/{pid}/annotated")
+    assert r.status_code == 200 and r.mimetype == "image/jpeg" and r.data[:2] == b"\xff\xd8"
+    assert len(fake.shapes) == 2  # read once on upload, once again here
+    assert len(__import__("json").loads(reading.read_text())["tiles"]) == 3  # and kept again
+
+
+def test_a_damaged_thumbnail_is_made_again(tmp_path):
+    c, _, pid, photos = _photo_app(tmp_path)
+    thumb = photos / "thumbs" / f"{pid}.jpg"
+    thumb.parent.mkdir(exist_ok=True)
+    thumb.write_bytes(b"not a jpeg")
+    r = c.get(f"/photos/{pid}/thumb")
+    assert r.status_code == 200 and r.data[:2] == b"\xff\xd8" and thumb.read_bytes()[:2] == b"\xff\xd8"
+    thumb.unlink()
+    thumb.mkdir()  # a folder where the file goes: the thumbnail is still answered
+    r = c.get(f"/photos/{pid}/thumb")
+    assert r.status_code == 200 and r.data[:2] == b"\xff\xd8"
+
+
+def test_a_full_photo_folder_counts_again_once_photos_are_deleted(tmp_path):
+    from tests.app_support import fixture_photo
+
+    photo = fixture_photo()
+    c, fake, pid, photos = _photo_app(tmp_path, PHOTO_QUOTA_MB=len(photo) * 1.5 / 2**20)
+    other = {"photo": (io.BytesIO(photo + b"\0"), "b.jpg")}
+    r = c.post("/api/recognize", data=other, headers=FETCH)
+    assert r.status_code == 507 and r.get_json()["code"] == "photo_quota_full"
+    assert 0 < r.get_json()["params"]["quota_mb"] < 1  # a small quota is not called "0 MB"
+    assert len(fake.shapes) == 1  # refused before the photo was read
+    for f in photos.glob(f"{pid}*"):  # what the message asks: delete old photos
+        f.unlink()
+    r = c.post("/api/recognize", data={"photo": (io.BytesIO(photo + b"\0"), "b.jpg")}, headers=FETCH)
+    assert r.status_code == 200
+
+
+def test_a_game_with_unreadable_players_is_a_400_and_the_others_still_list(tmp_path):
+    import sqlite3
+
+    app = make_app(tmp_path)
+    c = app.test_client()
+    good, bad = _game(c), _game(c)
+    with sqlite3.connect(app.extensions["mahjong"].db_path) as conn:
+        conn.execute("UPDATE games SET players = 'not json[' WHERE id = ?", (bad["id"],))
+    zh = {"Accept-Language": "zh-TW"}
+    for path in (f"/api/games/{bad['id']}", f"/api/games/{bad['id']}/export.csv",
+                 f"/api/games/{bad['id']}/export.json"):
+        r = c.get(path, headers=zh)
+        assert r.status_code == 400 and r.get_json() == {"code": "game_unreadable", "error": "這局無法顯示",
+                                                          "params": {}}, path
+    lines = {line["id"]: line for line in c.get("/api/games", headers=zh).get_json()}
+    assert lines[good["id"]]["players"] == PLAYERS
+    assert lines[bad["id"]]["code"] == "game_unreadable" and lines[bad["id"]]["error"] == "這局無法顯示"
+    assert c.get("/api/games").get_json()[0]["error"] == "this game cannot be shown"  # worded per asker
+
+
+def test_hands_numbered_with_a_gap_lose_none_when_a_hand_is_added(tmp_path):
+    import sqlite3
+
+    app = make_app(tmp_path)
+    c = app.test_client()
+    g = _game(c)
+    for tai in (1, 2, 3):
+        c.post(f"/api/games/{g['id']}/hands", json={"type": "win", "winner": 1, "discarder": 2, "tai": tai},
+               headers=FETCH)
+    with sqlite3.connect(app.extensions["mahjong"].db_path) as conn:
+        conn.execute("UPDATE hands SET n = 7 WHERE game_id = ? AND n = 3", (g["id"],))
+    r = c.post(f"/api/games/{g['id']}/hands", json={"type": "draw"}, headers=FETCH)
+    assert r.status_code == 201
+    assert [h["hand_tai"] for h in r.get_json()["hands"]][:3] == [1, 2, 3] and len(r.get_json()["hands"]) == 4
+    with sqlite3.connect(app.extensions["mahjong"].db_path) as conn:
+        stored = conn.execute("SELECT n FROM hands WHERE game_id = ? ORDER BY n", (g["id"],)).fetchall()
+    assert [n for (n,) in stored] == [1, 2, 3, 4]
+
+
+def test_a_damaged_pin_session_is_locked_not_a_500(tmp_path):
+    import sqlite3
+
+    app = make_app(tmp_path, TABLE_PIN="4821")
+    c = app.test_client()
+    assert c.post("/api/pin", json={"pin": "4821"}, headers=FETCH).status_code == 200
+    with sqlite3.connect(app.extensions["mahjong"].db_path) as conn:
+        conn.execute("UPDATE pin_sessions SET created_at = 'x'")
+    assert c.get("/api/pin").get_json() == {"required": True, "ok": False}
+    assert c.post("/api/games", json={"players": PLAYERS}, headers=FETCH).status_code == 403
+    assert c.post("/api/pin", json={"pin": "4821"}, headers=FETCH).status_code == 200  # and the row is pruned
+    with sqlite3.connect(app.extensions["mahjong"].db_path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM pin_sessions WHERE created_at = 'x'").fetchone()[0] == 0

@@ -910,3 +910,27 @@ def test_live_view_says_a_win_is_a_win(fake_server, new_page, size):
     expect(win).not_to_have_text(self_text)
     snap(page, f"i11-3-live-win-claimed-{size}")
     assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_one_damaged_game_leaves_the_others_listed(tmp_path, new_page, size):
+    """A game whose record was damaged behind the server's back (its players no JSON) is listed
+    with its error in the page's language, and every other game is still listed."""
+    import sqlite3
+
+    url, shutdown = thread_server(tmp_path)
+    try:
+        games = [make_game(url, [f"{name}{k}" for name in "東南西北"]) for k in range(3)]
+        with sqlite3.connect(tmp_path / "data" / "mahjong.sqlite3") as conn:
+            conn.execute("UPDATE games SET players = 'not json[' WHERE id = ?", (games[1]["id"],))
+        page = page_at(new_page, size, url + "/games")
+        for g in games:
+            expect(page.locator(f'#game-list li[data-game="{g["id"]}"]')).to_be_visible()
+        expect(page.locator(f'#game-list li[data-game="{games[1]["id"]}"]')).to_contain_text("這局無法顯示")
+        expect(page.locator(f'#game-list li[data-game="{games[0]["id"]}"]')).to_contain_text("東0")
+        no_horizontal_scroll(page)
+        assert not page.js_errors, page.js_errors
+        page.locator(f'#game-list li[data-game="{games[1]["id"]}"]').scroll_into_view_if_needed()
+        snap(page, f"games-one-damaged-{size}")
+    finally:
+        shutdown()

@@ -8,7 +8,7 @@ from flask import Blueprint, Response, jsonify, request
 from engine.errors import short_repr
 
 from . import storage
-from .errors import ApiError
+from .errors import ApiError, render, request_lang
 from .export import from_json, to_csv, to_json
 from .games import parse_hand, parse_setup
 from .inputs import json_body
@@ -45,7 +45,10 @@ def create():
 
 @bp.get("")
 def index():
-    return jsonify(storage.list_games(db(), services().summaries))
+    lines = storage.list_games(db(), services().summaries)
+    lang = request_lang()  # a game that cannot be shown: its error in the asker's language
+    return jsonify([dict(line, error=render(line["code"], line.get("params", {}), lang, line["error"]))
+                    if "error" in line else line for line in lines])
 
 
 @bp.get("/<game_id>")

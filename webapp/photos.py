@@ -78,20 +78,32 @@ class PhotoStore:
     def used_bytes(self) -> int:
         with self._lock:
             if self._used is None:
-                self._used = sum(p.stat().st_size for p in self.folder.glob("**/*") if p.is_file()) \
-                    if self.folder.is_dir() else 0
+                self._used = self._count()
             return self._used
 
-    def _reserve(self, size: int) -> None:
-        """Count `size` more bytes, or refuse (507) when they would pass the quota."""
+    def _count(self) -> int:
+        return sum(p.stat().st_size for p in self.folder.glob("**/*") if p.is_file()) if self.folder.is_dir() else 0
+
+    def check_room(self, data: bytes) -> None:
+        """507 now where saving the photo `data` would pass the quota (asked before it is read)."""
+        if not self._path(photo_id(data), ".jpg").exists():  # kept already: takes no more room
+            self._reserve(len(data), keep=False)
+
+    def _reserve(self, size: int, keep: bool = True) -> None:
+        """Count `size` more bytes (unless not keep), or refuse (507) when they would pass the quota."""
         used = self.used_bytes()
         with self._lock:
             if self.quota_bytes is not None and used + size > self.quota_bytes:
+                # the refusal tells the player to delete old photos: count again, they may have
+                self._used = used = self._count()
+            if self.quota_bytes is not None and used + size > self.quota_bytes:
                 mb = self.quota_bytes / 2**20
-                raise ApiError(507, f"the photo folder is full (its quota is {mb:.0f} MB); delete old photos "
+                mb = round(mb, 1) if mb < 10 else round(mb)  # a small quota is not "0 MB"
+                raise ApiError(507, f"the photo folder is full (its quota is {mb} MB); delete old photos "
                                "from the data folder's photos/ or raise MAHJONG_PHOTO_QUOTA_MB",
-                               code="photo_quota_full", quota_mb=round(mb))
-            self._used = used + size
+                               code="photo_quota_full", quota_mb=mb)
+            if keep:
+                self._used = used + size
 
     def _path(self, pid: str, suffix: str, sub: str = "") -> Path:
         if not isinstance(pid, str) or not PHOTO_ID.fullmatch(pid):
@@ -124,15 +136,31 @@ class PhotoStore:
         write_cache(self._path(pid, ".json"), json.dumps(reading, ensure_ascii=False).encode())
 
     def reading(self, pid: str) -> dict | None:
+        """The photo's saved reading, or None where there is none or none that can be used: it is
+        a cache of the recognizer's answer, made again from the photo when damaged."""
         path = self._path(pid, ".json")
-        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+        try:
+            value = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+        except (OSError, ValueError):  # unreadable, not UTF-8, not JSON
+            value = None
+        if value is None or not (isinstance(value, dict) and isinstance(value.get("tiles"), list)
+                                 and isinstance(value.get("layout"), dict)):
+            if path.exists():
+                log.warning("the saved reading of photo %s is damaged; reading the photo again", pid[:12])
+            return None
+        return value
 
     def thumb(self, pid: str) -> bytes:
         """A small JPEG, made once and kept (the photo under an id never changes)."""
         path = self._path(pid, ".jpg", "thumbs")
         if path.is_file():
-            return path.read_bytes()
+            data = path.read_bytes()
+            if data.startswith(b"\xff\xd8"):  # a JPEG; anything else is a damaged cache, made again
+                return data
         from .imaging import jpeg_bytes, load
         data = jpeg_bytes(load(self.original(pid), max_side=THUMB_SIDE), quality=80)
-        write_cache(path, data)
+        try:
+            write_cache(path, data)
+        except OSError as exc:  # a directory where the file goes: the answer is still given
+            log.warning("thumbnail of photo %s not kept: %s", pid[:12], exc)
         return data

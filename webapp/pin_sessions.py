@@ -24,7 +24,8 @@ def _digest(token: str) -> str:
 def open_session(conn: sqlite3.Connection, pin_tag: str) -> str:
     token = secrets.token_urlsafe(32)
     with write_transaction(conn):
-        conn.execute("DELETE FROM pin_sessions WHERE created_at < ?", (time.time() - MAX_AGE,))
+        conn.execute("DELETE FROM pin_sessions WHERE created_at < ? "
+                     "OR typeof(created_at) NOT IN ('integer', 'real')", (time.time() - MAX_AGE,))
         conn.execute("INSERT INTO pin_sessions (token_hash, pin_tag, created_at) VALUES (?, ?, ?)",
                      (_digest(token), pin_tag, time.time()))
     return token
@@ -35,7 +36,10 @@ def is_open(conn: sqlite3.Connection, token, pin_tag: str) -> bool:
         return False
     row = conn.execute("SELECT pin_tag, created_at FROM pin_sessions WHERE token_hash = ?",
                        (_digest(token),)).fetchone()
-    return row is not None and row["pin_tag"] == pin_tag and time.time() - row["created_at"] < MAX_AGE
+    if row is None or row["pin_tag"] != pin_tag:
+        return False
+    created = row["created_at"]  # a damaged row (not a number) is a session no one can be sure of
+    return isinstance(created, (int, float)) and time.time() - created < MAX_AGE
 
 
 def close_session(conn: sqlite3.Connection, token) -> None:

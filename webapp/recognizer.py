@@ -67,6 +67,14 @@ class RecognizerSource:
         finally:
             _trim()
 
+    def recognize(self, image, tileset: str) -> dict:
+        """Tiles and layout of a decoded BGR image (vision.pipeline.recognize_image): a stored
+        photo read again where its saved reading is missing."""
+        from vision.pipeline import recognize_image
+        recognizer = self.get()
+        with self.slots:
+            return recognize_image(image, recognizer, tileset)
+
 
 def _trim() -> None:
     """Hand freed heap back to the system: without it glibc kept ~600 MiB of freed decode
@@ -80,10 +88,3 @@ try:
     _LIBC = ctypes.CDLL("libc.so.6")
 except OSError:  # not glibc (macOS, musl): nothing to trim
     _LIBC = None
-
-    def recognize(self, image, tileset: str) -> dict:
-        """Tiles and layout of a BGR image (vision.pipeline.recognize_image)."""
-        from vision.pipeline import recognize_image
-        recognizer = self.get()
-        with self.slots:
-            return recognize_image(image, recognizer, tileset)

@@ -30,7 +30,11 @@ def now() -> str:
 
 
 def _setup(row: sqlite3.Row) -> dict:
-    return {"players": json.loads(row["players"]), "rules": row["rules"], "base": row["base"],
+    try:
+        players = json.loads(row["players"])
+    except (TypeError, ValueError):  # a damaged row: this game cannot be shown, the others still can
+        raise HandError("this game cannot be shown: its players are unreadable", code="game_unreadable") from None
+    return {"players": players, "rules": row["rules"], "base": row["base"],
             "per_tai": row["per_tai"], "first_dealer": row["first_dealer"]}
 
 
@@ -100,7 +104,9 @@ def _summary(conn: sqlite3.Connection, game_id: str) -> dict:
         return summary_view(get_game(conn, game_id))
     except (HandError, ValueError) as exc:
         log.warning("game %s cannot be shown: %s", game_id, exc)
-        return {"id": game_id, "error": str(exc), "code": getattr(exc, "code", "game_unreadable")}
+        # code and params, so that each answer words the error in its asker's language
+        return {"id": game_id, "error": str(exc), "code": getattr(exc, "code", "game_unreadable"),
+                "params": getattr(exc, "params", {})}
 
 
 def _insert_hand(conn: sqlite3.Connection, game_id: str, n: int, hand: dict) -> None:
@@ -150,6 +156,9 @@ def change_hands(conn: sqlite3.Connection, game_id: str, version, change) -> dic
         new = change(setup, list(hands))
         compute(setup, new)
         first = next((i for i, (a, b) in enumerate(zip(hands, new)) if a != b), min(len(hands), len(new)))
+        stored = [r[0] for r in conn.execute("SELECT n FROM hands WHERE game_id = ? ORDER BY n", (game_id,))]
+        if stored != list(range(1, len(stored) + 1)):  # numbered with gaps (a damaged or edited file):
+            first = 0  # rewrite every hand as 1..N, or the rows past the gap would be deleted unseen
         conn.execute("DELETE FROM hands WHERE game_id = ? AND n > ?", (game_id, first))
         for n, hand in enumerate(new[first:], first + 1):
             _insert_hand(conn, game_id, n, hand)

@@ -35,6 +35,7 @@ def recognize():
     svc.recognizer.get()  # 503 before reading the upload when there is no model
     data = uploaded_bytes("photo")
     tileset = _tileset(request.form.get("tileset"))
+    svc.photos.check_room(data)  # a full folder refuses before the photo is read for nothing
     _, reading = svc.recognizer.read(data, tileset)
     pid = svc.photos.save(data)
     svc.photos.save_reading(pid, reading)

@@ -61,6 +61,13 @@ function renderList() {
   const list = clear($("#game-list"));
   $("#no-games").hidden = games.length > 0;
   for (const g of games) {
+    if (g.error) {  // a game the server cannot show (a damaged record): listed, never hiding the others
+      list.append(el("li", { dataset: { game: g.id }, class: "unreadable" },
+        el("span", { class: "names", text: g.id }),
+        el("span", { class: "hint", text: g.error }),
+        el("a", { class: "button", href: `/games/${encodeURIComponent(g.id)}`, text: t("game_open") })));
+      continue;
+    }
     const when = g.created_at ? new Date(g.created_at).toLocaleString(lang() === "en" ? "en" : "zh-TW") : "";
     list.append(el("li", { dataset: { game: g.id } },
       el("span", { class: "names", text: g.players.join("・") }),
