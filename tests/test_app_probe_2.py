@@ -249,3 +249,18 @@ def test_a_damaged_pin_session_is_locked_not_a_500(tmp_path):
     assert c.post("/api/pin", json={"pin": "4821"}, headers=FETCH).status_code == 200  # and the row is pruned
     with sqlite3.connect(app.extensions["mahjong"].db_path) as conn:
         assert conn.execute("SELECT COUNT(*) FROM pin_sessions WHERE created_at = 'x'").fetchone()[0] == 0
+
+
+def test_a_stored_hand_of_no_known_type_makes_its_game_unreadable_not_a_win(tmp_path):
+    import sqlite3
+
+    app = make_app(tmp_path)
+    c = app.test_client()
+    g = _game(c)
+    c.post(f"/api/games/{g['id']}/hands", json={"type": "draw"}, headers=FETCH)
+    with sqlite3.connect(app.extensions["mahjong"].db_path) as conn:  # past the schema's CHECK
+        conn.execute("PRAGMA ignore_check_constraints = ON")
+        conn.execute("UPDATE hands SET type = 'bogus' WHERE game_id = ?", (g["id"],))
+    r = c.get(f"/api/games/{g['id']}")
+    assert r.status_code == 400 and r.get_json()["code"] == "game_unreadable"
+    assert c.get("/api/games").get_json()[0]["code"] == "game_unreadable"

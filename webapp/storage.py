@@ -56,6 +56,9 @@ def _stored_scored(text: str | None) -> dict | None:
 
 
 def _hand(row: sqlite3.Row) -> dict:
+    if row["type"] not in ("win", "draw"):  # the schema's CHECK, bypassed: never paid as a win
+        raise HandError(f"a stored hand's type {short_repr(row['type'])} is neither win nor draw",
+                        code="game_unreadable")
     return {"type": row["type"], "winner": row["winner"], "discarder": row["discarder"], "tai": row["tai"],
             "counting_kong": bool(row["counting_kong"]), "photo_id": row["photo_id"],
             "scored": _stored_scored(row["scored"]),
