@@ -55,3 +55,43 @@ def test_backup_of_a_missing_folder_says_where_it_looked(tmp_path, capsys):
     from tools.backup import main
     assert main(["--data", str(tmp_path / "nowhere"), "--out", str(tmp_path / "b")]) == 2
     assert "no game records" in capsys.readouterr().err
+
+
+def test_backup_of_a_data_folder_whose_path_holds_a_hash_or_question_mark(tmp_path):
+    """The SQLite URI once ended at '#': the archive held an empty database and a stray file."""
+    for name in ("we#ird", "q?x"):
+        data = tmp_path / name / "data"
+        make_app(data.parent).test_client().post("/api/games", json={"players": list("ABCD")}, headers=FETCH)
+        out = backup(data, tmp_path / name / "backups")
+        with tarfile.open(out) as tar:
+            tar.extractall(tmp_path / name / "restore", filter="data")
+        with sqlite3.connect(tmp_path / name / "restore/data/mahjong.sqlite3") as db:
+            assert db.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1, name
+    assert not (tmp_path / "we").exists() and not (tmp_path / "q").exists()
+
+
+def test_a_damaged_or_empty_database_is_no_backup(tmp_path, capsys):
+    from tools.backup import main
+
+    data = tmp_path / "data"
+    client = make_app(tmp_path).test_client()
+    for k in range(40):
+        client.post("/api/games", json={"players": [f"p{k}{s}" for s in "ABCD"]}, headers=FETCH)
+    db = data / "mahjong.sqlite3"
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every row in the file itself
+        page = conn.execute("PRAGMA page_size").fetchone()[0]
+        root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'hands'").fetchone()[0]
+    conn.close()
+    raw = bytearray(db.read_bytes())
+    start = (root - 1) * page
+    raw[start:start + 200] = b"\xff" * 200  # the hands table's page overwritten
+    db.write_bytes(bytes(raw))
+    assert main(["--data", str(data), "--out", str(tmp_path / "b1")]) == 2
+    err = capsys.readouterr().err
+    assert "damaged" in err or "malformed" in err, err
+    assert not list((tmp_path / "b1").glob("*.tar.gz"))
+    db.write_bytes(b"")
+    assert main(["--data", str(data), "--out", str(tmp_path / "b2")]) == 2
+    assert "no game records" in capsys.readouterr().err
+    assert not list((tmp_path / "b2").glob("*.tar.gz"))

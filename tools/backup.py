@@ -31,8 +31,10 @@ def backup(data_dir: Path, out_dir: Path, now: datetime | None = None) -> Path:
     target = out_dir / f"table-companion-{stamp}.tar.gz"
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / DB_NAME
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as src, sqlite3.connect(copy) as dst:
+        # as_uri: a '#' or '?' in the folder's path is part of the name, not the URI's fragment or query
+        with sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True) as src, sqlite3.connect(copy) as dst:
             src.backup(dst)
+        _check_copy(copy, db)
         partial = target.with_suffix(".part")
         with tarfile.open(partial, "w:gz") as tar:
             tar.add(copy, arcname=f"data/{DB_NAME}")
@@ -42,6 +44,20 @@ def backup(data_dir: Path, out_dir: Path, now: datetime | None = None) -> Path:
                             filter=lambda info: None if info.name.endswith(".tmp") else info)
         os.replace(partial, target)  # a backup cut short never looks complete
     return target
+
+
+def _check_copy(copy: Path, db: Path) -> None:
+    """sqlite3.DatabaseError unless the copy holds the app's tables, undamaged: a backup that
+    could not be restored must never look like one."""
+    with sqlite3.connect(copy) as conn:
+        problems = [row[0] for row in conn.execute("PRAGMA quick_check")]
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    conn.close()
+    if problems != ["ok"]:
+        raise sqlite3.DatabaseError(f"the game records at {db} are damaged ({'; '.join(problems[:3])}); "
+                                    "no backup written")
+    if not {"games", "hands"} <= tables:
+        raise sqlite3.DatabaseError(f"{db} holds no game records (no games table); no backup written")
 
 
 def main(argv: list[str] | None = None) -> int:
