@@ -62,8 +62,55 @@ def test_no_models(tmp_path):
     assert_one_line_error(proc, "no models found", str(empty_models))
 
 
+@pytest.mark.parametrize("damage", ["junk onnx", "empty settings"])
+def test_damaged_models_are_one_line(tmp_path, damage):
+    import shutil
+
+    models = tmp_path / "models"
+    shutil.copytree(MODELS, models, ignore=shutil.ignore_patterns("*.pt"))
+    if damage == "junk onnx":
+        (models / "classifier.onnx").write_bytes(b"junk")
+    else:
+        (models / "recognizer.json").write_text("{}")
+    proc = run_cli("recognize", str(_photo(tmp_path / "p.png")), "--models", str(models))
+    assert_one_line_error(proc, "cannot load the models")
+
+
 def test_evaluate_missing_folder(tmp_path):
     assert_one_line_error(run_cli("evaluate", str(tmp_path / "none")), "no such folder")
+
+
+@pytest.mark.parametrize("line, words", [
+    ("99 0.5 0.5 0.1 0.1", ("line 2", "class must be a whole number 0-42")),
+    ("-3 0.5 0.5 0.1 0.1", ("class must be",)),
+    ("5.7 0.5 0.5 0.1 0.1", ("class must be",)),
+    ("five 0.5 0.5 0.1 0.1", ("not numbers",)),
+    ("3 nan 0.5 0.1 0.1", ("not finite",)),
+    ("3 1.5 2.5 0.1 0.1", ("0 to 1",)),
+    ("3 0.5 0.5 0 0.1", ("no size",)),
+    ("3 0.5 0.5", ("class xc yc w h",)),
+])
+def test_evaluate_names_a_label_line_that_is_no_tile(tmp_path, line, words):
+    """Each was read as some tile (class -3 as 菊, a NaN box as a labelled tile) or a traceback."""
+    (tmp_path / "images").mkdir()
+    (tmp_path / "labels").mkdir()
+    _photo(tmp_path / "images" / "a.png")
+    (tmp_path / "labels" / "a.txt").write_text("0 0.2 0.5 0.14 0.33\n" + line + "\n")
+    assert_one_line_error(run_cli("evaluate", str(tmp_path), "--as-published"), "a.txt", *words)
+
+
+def test_evaluate_needs_photos_and_labels(tmp_path):
+    assert_one_line_error(run_cli("evaluate", str(tmp_path)), "no photos in")
+    _photo(tmp_path / "a.png")
+    assert_one_line_error(run_cli("evaluate", str(tmp_path)), "no label files")
+
+
+def test_labels_may_start_with_a_byte_order_mark(tmp_path):
+    from training.dataset import read_labels
+
+    path = tmp_path / "a.txt"
+    path.write_bytes("\ufeff16 0.5 0.5 0.1 0.2\r\n3 0.25 0.5 0.1 0.2 \r\n\r\n".encode())
+    assert np.allclose(read_labels(path), [[16, 0.5, 0.5, 0.1, 0.2], [3, 0.25, 0.5, 0.1, 0.2]])
 
 
 def test_unknown_tileset_is_a_usage_error(tmp_path):
@@ -134,3 +181,25 @@ def test_recognize_with_real_models(tmp_path):
     for t in result["tiles"]:
         assert set(t) == {"tile", "box", "confidence", "rotation"}
     assert out.stat().st_size > 0
+
+
+def test_adapt_says_what_is_wrong_with_its_input_in_one_line_and_exits_2(tmp_path, capsys):
+    """Each was a traceback (exit 1), some after a minute of work; class -3 was trained as 菊."""
+    pytest.importorskip("torch")
+    from training.adapt import main
+
+    (tmp_path / "f" / "images").mkdir(parents=True)
+    (tmp_path / "f" / "labels").mkdir()
+    _photo(tmp_path / "f" / "images" / "a.png")
+    (tmp_path / "f" / "labels" / "a.txt").write_text("3 0.5 0.5 0.1 0.1\n-3 0.5 0.5 0.1 0.1\n")
+    cases = [(["--folder", str(tmp_path / "none")], "no such folder"),
+             (["--folder", str(tmp_path / "f" / "images" / "a.png")], "no such folder"),
+             (["--folder", str(tmp_path / "f")], "line 2"),
+             (["--folder", str(tmp_path / "f" / "images")], "no labelled photos"),
+             (["--calibration", str(tmp_path / "nope.jpg")], "no such photo"),
+             (["--folder", str(tmp_path / "f"), "--epochs", "0"], "--epochs must be 1 or more"),
+             (["--folder", str(tmp_path / "f"), "--models", str(tmp_path / "none")], "no classifier.pt")]
+    for argv, words in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("vision: ") and words in err[0], (argv, err)

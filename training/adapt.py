@@ -30,6 +30,7 @@ import argparse
 import json
 import os
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -49,7 +50,7 @@ from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss, replay_for
 from training.augment import photometric, rotate_cw
 from training.calibration import CALIBRATION_ORDER, calibration_labels, calibration_numbers
 from training.cls_net import TileEnsemble, TileNet, load_classifier
-from training.dataset import crops_from_pairs, labels_to_xyxy, list_pairs, read_labels
+from training.dataset import LabelError, crops_from_pairs, labels_to_xyxy, list_pairs, read_labels
 from training.train_classifier import NO_NUMBER, to_tensor
 from vision.crops import cut_crop, dark_ink, light_ink_set, to_input
 from vision.model import CLASSIFIER_FIRST_FILE, load_config
@@ -404,6 +405,30 @@ def example_numbers(pairs, image_index: np.ndarray) -> np.ndarray:
     return out
 
 
+class AdaptInputError(ValueError):
+    """What the player gave adapt is not something to adapt from (said in one line, exit 2)."""
+
+
+def check_inputs(models_dir: Path, folder: Path | None, photo: Path | None, epochs: int, det_epochs: int) -> None:
+    """AdaptInputError now, not minutes into a run (or a traceback): a models folder without the
+    classifier, a folder of no labelled photos or a label line that is no tile, a missing photo,
+    epochs under 1."""
+    if not (Path(models_dir) / "classifier.pt").is_file():
+        raise AdaptInputError(f"no classifier.pt in {models_dir}: adapt tunes the models a training made")
+    if epochs < 1 or det_epochs < 0:
+        raise AdaptInputError(f"--epochs must be 1 or more and --det-epochs 0 or more (got {epochs}, {det_epochs})")
+    if photo is not None and not Path(photo).is_file():
+        raise AdaptInputError(f"no such photo: {photo}")
+    if folder is not None:
+        if not Path(folder).is_dir():
+            raise AdaptInputError(f"no such folder: {folder}")
+        pairs = list_pairs(Path(folder))
+        for _, label in pairs:
+            read_labels(label)  # LabelError names the file and line
+        if not any(label.exists() for _, label in pairs):
+            raise AdaptInputError(f"no labelled photos in {folder} (images/ and labels/, as the app's examples)")
+
+
 def adapt_folder(models_dir: Path, folder: Path, epochs: int = 30, seed: int = 0, detector: bool = True,
                  det_epochs: int = DET_EPOCHS, det_imgsz: int | None = None, rehearse: bool = True,
                  members: str = "lead") -> dict:
@@ -412,7 +437,7 @@ def adapt_folder(models_dir: Path, folder: Path, epochs: int = 30, seed: int = 0
     pairs = list_pairs(Path(folder))
     data = crops_from_pairs(pairs)
     if not len(data["cls"]):
-        raise SystemExit(f"no labelled tiles in {folder}")
+        raise AdaptInputError(f"no labelled tiles in {folder}")
     numbers = example_numbers(pairs, data["image_index"])
     report = adapt_crops(Path(models_dir), data["crops"], data["cls"], data["image_index"], epochs=epochs, seed=seed,
                          numbers=numbers if numbers.any() else None, rehearse=rehearse, members=members)
@@ -428,7 +453,7 @@ def adapt_calibration(models_dir: Path, photo: Path, epochs: int = 30, seed: int
 
     image = cv2.imread(str(photo), cv2.IMREAD_COLOR)
     if image is None:
-        raise SystemExit(f"cannot read {photo}")
+        raise AdaptInputError(f"cannot read {photo}")
     boxes = calibration_boxes(image, Recognizer(models_dir))
     crops, cls = crops_from_calibration(image, None, boxes)
     report = adapt_crops(Path(models_dir), crops, cls, np.zeros(len(cls), np.int64), epochs=epochs, seed=seed,
@@ -456,10 +481,16 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     det = dict(detector=not args.no_detector, det_epochs=args.det_epochs, det_imgsz=args.det_imgsz,
                rehearse=not args.no_rehearsal, members="all" if args.all_members else "lead")
-    if args.folder:
-        report = adapt_folder(Path(args.models), Path(args.folder), epochs=args.epochs, seed=args.seed, **det)
-    else:
-        report = adapt_calibration(Path(args.models), Path(args.calibration), epochs=args.epochs, seed=args.seed,
-                                   **det)
+    try:
+        check_inputs(Path(args.models), args.folder and Path(args.folder), args.calibration and Path(args.calibration),
+                     args.epochs, args.det_epochs)
+        if args.folder:
+            report = adapt_folder(Path(args.models), Path(args.folder), epochs=args.epochs, seed=args.seed, **det)
+        else:
+            report = adapt_calibration(Path(args.models), Path(args.calibration), epochs=args.epochs,
+                                       seed=args.seed, **det)
+    except (AdaptInputError, LabelError) as exc:
+        print(f"vision: {exc}", file=sys.stderr)
+        return 2  # bad input, as `python -m vision` says it
     print(json.dumps(report, indent=1))
     return 0

@@ -35,20 +35,52 @@ def list_split(data_root: Path, split: str) -> list[tuple[Path, Path]]:
             if p.suffix.lower() in IMAGE_SUFFIXES]
 
 
+class LabelError(ValueError):
+    """A label file line that is no tile: named by file and line, never read as some tile."""
+
+
+COORD_SLACK = 0.01  # labelling tools write a box's edge a hair past the photo's; more is no box
+
+
 def read_labels(path: Path) -> np.ndarray:
-    """YOLO label file -> (N, 5) float array cls, xc, yc, w, h (normalised). Missing file = no tiles."""
+    """YOLO label file -> (N, 5) float array cls, xc, yc, w, h (normalised). Missing file = no tiles.
+
+    Each line is `class xc yc w h` (or a polygon: class and x y pairs, kept as its bounding box);
+    a line that is none (words, NaN, a class outside 0-42 or not whole, a box outside the photo
+    or of no size, too few numbers) raises LabelError naming it: it once read class -3 as 菊 and
+    counted a NaN box as a labelled tile. A UTF-8 byte order mark is skipped."""
+    from vision.classes import NUM_CLASSES
+
     path = Path(path)
     if not path.exists():
         return np.zeros((0, 5), np.float32)
     rows = []
-    for line in path.read_text().splitlines():
+    for k, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
         parts = line.split()
+        if not parts:
+            continue
+        where = f"{path}: line {k} ({line.strip()[:60]!r})"
+        try:
+            values = np.array(parts, np.float64)
+        except ValueError:
+            raise LabelError(f"{where}: not numbers") from None
+        if not (len(parts) == 5 or (len(parts) > 5 and len(parts) % 2 == 1)):
+            raise LabelError(f"{where}: a line is `class xc yc w h` (or a polygon: class and x y pairs)")
+        cls, coords = values[0], values[1:]
+        if not np.isfinite(values).all():
+            raise LabelError(f"{where}: a number that is not finite")
+        if cls != int(cls) or not 0 <= cls < NUM_CLASSES:
+            raise LabelError(f"{where}: the class must be a whole number 0-{NUM_CLASSES - 1}")
+        if ((coords < -COORD_SLACK) | (coords > 1 + COORD_SLACK)).any():
+            raise LabelError(f"{where}: coordinates are shares of the photo, 0 to 1")
         if len(parts) == 5:
-            rows.append([float(v) for v in parts])
-        elif len(parts) > 5 and len(parts) % 2 == 1:  # polygon: keep its bounding box
-            xy = np.array(parts[1:], float).reshape(-1, 2)
+            if values[3] <= 0 or values[4] <= 0:
+                raise LabelError(f"{where}: a box of no size")
+            rows.append(values.tolist())
+        else:  # polygon: keep its bounding box
+            xy = coords.reshape(-1, 2)
             (x1, y1), (x2, y2) = xy.min(0), xy.max(0)
-            rows.append([float(parts[0]), (x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1])
+            rows.append([cls, (x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1])
     return np.array(rows, np.float32).reshape(-1, 5)
 
 

@@ -200,13 +200,15 @@ def read_folder(folder, recognizer, fixes: dict | None = None, progress: bool = 
     "latencies" (seconds), "label_fixes" (how many fixes applied)}; gts and published are
     (classes, boxes xyxy) per photo."""
     pairs = list_pairs(Path(folder))
-    out = {"names": [], "gts": [], "published": [], "preds": [], "latencies": [], "label_fixes": 0}
+    out = {"names": [], "gts": [], "published": [], "preds": [], "latencies": [], "label_fixes": 0,
+           "unreadable": []}
     for i, (img_path, lab_path) in enumerate(pairs):
+        labels = read_labels(lab_path)  # LabelError before any photo is read for nothing
         image = cv2.imread(str(img_path), cv2.IMREAD_COLOR)
         if image is None:
+            out["unreadable"].append(img_path)
             continue
         h, w = image.shape[:2]
-        labels = read_labels(lab_path)
         fixed, n = apply_fixes(img_path.name, labels, fixes or {})
         out["label_fixes"] += n
         out["names"].append(img_path)
@@ -230,6 +232,7 @@ def evaluate(folder, recognizer, classes: bool = True, progress: bool = True, fi
     run = read_folder(folder, recognizer, fixes, progress)
     report = score(run["gts"], run["preds"], run["latencies"], classes)
     report["folder"] = str(folder)
+    report["unreadable"] = [str(p) for p in run["unreadable"]]  # labelled photos no decoder could read
     if run["label_fixes"]:
         as_labelled = score(run["published"], run["preds"], None, classes)
         report["label_fixes"] = run["label_fixes"]
@@ -258,6 +261,8 @@ def format_report(r: dict) -> str:
         if r["confusions"]:
             lines.append("worst confusions: " + ", ".join(f"{c['true']}->{c['predicted']} x{c['count']}"
                                                           for c in r["confusions"]))
+    if r.get("unreadable"):
+        lines.append(f"left out, unreadable: {len(r['unreadable'])} photo(s): " + ", ".join(r["unreadable"][:5]))
     if r.get("label_fixes"):
         a = r["as_labelled"]
         lines.append(f"scored with {r['label_fixes']} reviewed label fixes (training/label_fixes.json); as published: "

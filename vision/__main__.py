@@ -88,9 +88,19 @@ def _evaluate(args) -> int:
     folder = Path(args.folder)
     if not folder.is_dir():
         raise InputError(f"no such folder: {folder}")
-    evaluation = _import("evaluate")
+    evaluation, dataset = _import("evaluate"), _import("dataset")
+    pairs = dataset.list_pairs(folder)
+    if not pairs:
+        raise InputError(f"no photos in {folder} (images/ and labels/, or both side by side)")
+    if not any(label.exists() for _, label in pairs):
+        raise InputError(f"no label files for the photos in {folder}: nothing to score them against")
     fixes = None if args.as_published else _import("label_fixes").load_fixes()
-    report = evaluation.evaluate(folder, _recognizer(args.models), classes=not args.boxes_only, fixes=fixes)
+    try:
+        report = evaluation.evaluate(folder, _recognizer(args.models), classes=not args.boxes_only, fixes=fixes)
+    except dataset.LabelError as exc:
+        raise InputError(str(exc)) from None
+    if not report["photos"]:
+        raise InputError(f"no photo in {folder} could be read")
     if args.json:
         print(json.dumps(report, ensure_ascii=False, default=str))
     else:
@@ -125,8 +135,9 @@ def _recognizer(models: str):
 
     try:
         return Recognizer(folder)
-    except (OSError, ValueError, RuntimeError) as exc:  # missing/corrupt model files
-        raise InputError(f"cannot load the models in {folder}: {exc}") from None
+    except Exception as exc:  # missing/corrupt files: onnxruntime raises its own types, a bad json a KeyError
+        first = (str(exc).strip().splitlines() or [""])[0][:200]
+        raise InputError(f"cannot load the models in {folder}: {type(exc).__name__}: {first}") from None
 
 
 def _write_image(path: str, image) -> None:
