@@ -113,6 +113,13 @@ def test_labels_may_start_with_a_byte_order_mark(tmp_path):
     assert np.allclose(read_labels(path), [[16, 0.5, 0.5, 0.1, 0.2], [3, 0.25, 0.5, 0.1, 0.2]])
 
 
+@pytest.mark.parametrize("value", ["-1", "nan", "5"])
+def test_low_confidence_is_a_share(value):
+    with pytest.raises(SystemExit) as exit_:
+        cli._parser().parse_args(["recognize", "p.jpg", f"--low-confidence={value}"])
+    assert exit_.value.code == 2
+
+
 def test_unknown_tileset_is_a_usage_error(tmp_path):
     proc = run_cli("recognize", str(tmp_path / "p.jpg"), "--tileset", "mars")
     assert proc.returncode == 2 and "invalid choice" in proc.stderr and "Traceback" not in proc.stderr

@@ -45,7 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     rec.add_argument("--tileset", default=DEFAULT_TILESET, choices=tileset_names(),
                      help=f"how the 梅蘭菊竹 flowers are numbered (default {DEFAULT_TILESET})")
     rec.add_argument("--models", default=str(DEFAULT_MODELS), metavar="DIR", help="model folder")
-    rec.add_argument("--low-confidence", type=float, default=0.6, metavar="P",
+    rec.add_argument("--low-confidence", type=_share, default=0.6, metavar="P",
                      help="flag tiles recognized with less confidence than P (default 0.6)")
     rec.set_defaults(run=_recognize)
 
@@ -62,6 +62,17 @@ def _parser() -> argparse.ArgumentParser:
                        ("adapt", "adapt the models to a new tile set (python -m vision adapt --help)")):
         sub.add_parser(name, help=text, add_help=False)
     return parser
+
+
+def _share(text: str) -> float:
+    """A number from 0 to 1 (argparse's type: anything else is a usage error)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value <= 1:  # NaN fails this too
+        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1")
+    return value
 
 
 def _recognize(args) -> int:
