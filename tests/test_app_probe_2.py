@@ -197,14 +197,16 @@ def test_a_full_photo_folder_counts_again_once_photos_are_deleted(tmp_path):
     assert r.status_code == 200
 
 
-def test_a_game_with_unreadable_players_is_a_400_and_the_others_still_list(tmp_path):
+@pytest.mark.parametrize("players", ["not json[", "true", "null", "5"])
+def test_a_game_with_unreadable_players_is_a_400_and_the_others_still_list(tmp_path, players):
     import sqlite3
 
     app = make_app(tmp_path)
     c = app.test_client()
     good, bad = _game(c), _game(c)
+    assert len(c.get("/api/games").get_json()) == 2  # listed once before the damage: its line is kept
     with sqlite3.connect(app.extensions["mahjong"].db_path) as conn:
-        conn.execute("UPDATE games SET players = 'not json[' WHERE id = ?", (bad["id"],))
+        conn.execute("UPDATE games SET players = ? WHERE id = ?", (players, bad["id"]))
     zh = {"Accept-Language": "zh-TW"}
     for path in (f"/api/games/{bad['id']}", f"/api/games/{bad['id']}/export.csv",
                  f"/api/games/{bad['id']}/export.json"):

@@ -932,5 +932,10 @@ def test_one_damaged_game_leaves_the_others_listed(tmp_path, new_page, size):
         assert not page.js_errors, page.js_errors
         page.locator(f'#game-list li[data-game="{games[1]["id"]}"]').scroll_into_view_if_needed()
         snap(page, f"games-one-damaged-{size}")
+        # the score page offers the games still open to record into: the damaged one is no choice
+        score = page_at(new_page, size, url + "/")
+        expect(score.locator(f'#record-game option[value="{games[0]["id"]}"]')).to_have_count(1)
+        expect(score.locator(f'#record-game option[value="{games[1]["id"]}"]')).to_have_count(0)
+        assert not score.js_errors, score.js_errors
     finally:
         shutdown()

@@ -89,6 +89,7 @@ def test_evaluate_missing_folder(tmp_path):
     ("3 1.5 2.5 0.1 0.1", ("0 to 1",)),
     ("3 0.5 0.5 0 0.1", ("no size",)),
     ("3 0.5 0.5", ("class xc yc w h",)),
+    ("3 0.5 0.5 0.5 0.5 0.5 0.5", ("polygon of no size",)),
 ])
 def test_evaluate_names_a_label_line_that_is_no_tile(tmp_path, line, words):
     """Each was read as some tile (class -3 as 菊, a NaN box as a labelled tile) or a traceback."""

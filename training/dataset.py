@@ -80,6 +80,8 @@ def read_labels(path: Path) -> np.ndarray:
         else:  # polygon: keep its bounding box
             xy = coords.reshape(-1, 2)
             (x1, y1), (x2, y2) = xy.min(0), xy.max(0)
+            if x2 <= x1 or y2 <= y1:
+                raise LabelError(f"{where}: a polygon of no size")
             rows.append([cls, (x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1])
     return np.array(rows, np.float32).reshape(-1, 5)
 

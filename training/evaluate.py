@@ -12,7 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from training.dataset import labels_to_xyxy, list_pairs, read_labels
+from training.dataset import LabelError, labels_to_xyxy, list_pairs, read_labels
 from training.label_fixes import apply_fixes
 
 NUM_FACE_CLASSES = 42
@@ -286,7 +286,12 @@ def main(argv=None) -> int:
     ap.add_argument("--as-published", action="store_true", help="ignore the reviewed label fixes")
     args = ap.parse_args(argv)
     fixes = None if args.as_published else load_fixes()
-    print(format_report(evaluate(args.folder, Recognizer(args.models), classes=not args.boxes_only, fixes=fixes)))
+    try:
+        report = evaluate(args.folder, Recognizer(args.models), classes=not args.boxes_only, fixes=fixes)
+    except LabelError as exc:  # as `python -m vision evaluate` says it
+        print(f"evaluate: {exc}", file=sys.stderr)
+        return 2
+    print(format_report(report))
     return 0
 
 

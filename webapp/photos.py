@@ -91,8 +91,10 @@ class PhotoStore:
 
     def _reserve(self, size: int, keep: bool = True) -> None:
         """Count `size` more bytes (unless not keep), or refuse (507) when they would pass the quota."""
-        used = self.used_bytes()
-        with self._lock:
+        with self._lock:  # read and update in one hold: two uploads at once both count
+            if self._used is None:
+                self._used = self._count()
+            used = self._used
             if self.quota_bytes is not None and used + size > self.quota_bytes:
                 # the refusal tells the player to delete old photos: count again, they may have
                 self._used = used = self._count()

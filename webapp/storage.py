@@ -33,7 +33,9 @@ def _setup(row: sqlite3.Row) -> dict:
     try:
         players = json.loads(row["players"])
     except (TypeError, ValueError):  # a damaged row: this game cannot be shown, the others still can
-        raise HandError("this game cannot be shown: its players are unreadable", code="game_unreadable") from None
+        players = None
+    if not isinstance(players, list):
+        raise HandError("this game cannot be shown: its players are unreadable", code="game_unreadable")
     return {"players": players, "rules": row["rules"], "base": row["base"],
             "per_tai": row["per_tai"], "first_dealer": row["first_dealer"]}
 
@@ -85,17 +87,18 @@ def get_game(conn: sqlite3.Connection, game_id: str) -> dict:
 def list_games(conn: sqlite3.Connection, cache: SummaryCache | None = None) -> list[dict]:
     """Every game's line, newest first; with a cache, a game unchanged since its line was made
     is not recomputed (webapp/summary_cache.py)."""
-    rows = conn.execute("SELECT g.id, g.version, COUNT(h.n) AS hands, MAX(h.created_at) AS last "
+    rows = conn.execute("SELECT g.id, g.version, g.players, g.rules, g.base, g.per_tai, g.first_dealer, "
+                        "COUNT(h.n) AS hands, MAX(h.created_at) AS last "
                         "FROM games g LEFT JOIN hands h ON h.game_id = g.id "
                         "GROUP BY g.id ORDER BY g.created_at DESC, g.rowid DESC").fetchall()
     out = []
     for r in rows:
-        key = (r["id"], r["version"], r["hands"], r["last"])
-        line = cache.get(key) if cache is not None else None
+        stamp = tuple(r)[1:]  # the game's state as far as one cheap query sees it
+        line = cache.get(r["id"], stamp) if cache is not None else None
         if line is None:
             line = _summary(conn, r["id"])
             if cache is not None:
-                cache.put(key, line)
+                cache.put(r["id"], stamp, line)
         out.append(line)
     return out
 
@@ -105,7 +108,7 @@ def _summary(conn: sqlite3.Connection, game_id: str) -> dict:
     damaged row) is listed with its error, so one bad game never hides the others."""
     try:
         return summary_view(get_game(conn, game_id))
-    except (HandError, ValueError) as exc:
+    except (HandError, ValueError, TypeError) as exc:  # TypeError: a damaged row the checks above missed
         log.warning("game %s cannot be shown: %s", game_id, exc)
         # code and params, so that each answer words the error in its asker's language
         return {"id": game_id, "error": str(exc), "code": getattr(exc, "code", "game_unreadable"),

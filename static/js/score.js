@@ -347,7 +347,7 @@ function gameLabel(g) {
 async function loadGames() {
   try {
     const res = await get("/api/games");
-    openGames = (Array.isArray(res) ? res : res.games || []).filter((g) => !g.finished);
+    openGames = (Array.isArray(res) ? res : res.games || []).filter((g) => !g.error && !g.finished);  // an unreadable game is no choice
   } catch (e) {
     openGames = [];
     say($("#record-status"), t("error_prefix") + e.message, "error");
