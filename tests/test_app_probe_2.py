@@ -266,3 +266,40 @@ def test_a_stored_hand_of_no_known_type_makes_its_game_unreadable_not_a_win(tmp_
     r = c.get(f"/api/games/{g['id']}")
     assert r.status_code == 400 and r.get_json()["code"] == "game_unreadable"
     assert c.get("/api/games").get_json()[0]["code"] == "game_unreadable"
+
+
+# the probe's third round: a box of a 400-digit integer, and the adapt log while adapt runs
+def test_a_box_no_float_can_hold_is_a_400(tmp_path):
+    c, _, pid, _ = _photo_app(tmp_path)
+    box = [0, 0, int("1" + "0" * 400), 20]
+    r = c.post("/api/examples", json={"photo_id": pid, "tiles": [{"tile": "1m", "box": box}]}, headers=FETCH)
+    assert r.status_code == 400 and r.get_json()["code"] == "example_box"
+
+
+def test_the_adapt_log_shows_while_adapt_runs(tmp_path, monkeypatch):
+    import sys
+    import time
+
+    from tests.app_support import fixture_photo
+
+    monkeypatch.delenv("PYTHONUNBUFFERED", raising=False)  # as a service starts the app
+
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "classifier.pt").write_bytes(b"weights")
+    # a child that prints, then works on: its line must reach the log before it ends
+    command = [sys.executable, "-c", "import time; print('adapting'); time.sleep(20)"]
+    c = make_app(tmp_path, RECOGNIZER=FakeRecognizer(row([0, 1])), ADAPT_COMMAND=command,
+                 TRAINING_MISSING=list).test_client()
+    pid = c.post("/api/recognize", data={"photo": (io.BytesIO(fixture_photo()), "a.jpg")},
+                 headers=FETCH).get_json()["photo_id"]
+    c.post("/api/examples", json={"photo_id": pid, "tiles": [{"tile": "1m", "box": [0, 0, 50, 60]}]}, headers=FETCH)
+    assert c.post("/api/adapt", headers=FETCH).status_code == 202
+    try:
+        deadline = time.time() + 10
+        while "adapting" not in c.get("/api/adapt").get_json()["log_tail"] and time.time() < deadline:
+            time.sleep(0.1)
+        status = c.get("/api/adapt").get_json()
+        assert status["status"] == "running" and "adapting" in status["log_tail"]
+    finally:
+        c.application.extensions["mahjong"].adapt._process.kill()

@@ -216,6 +216,19 @@ def test_live_gives_waits_for_16_tiles(client):
     assert body["message"] == "waiting on 5s" and len(body["tiles"]) == 16
 
 
+def test_live_says_a_ready_hand_whose_waits_are_all_out(client):
+    """Shanten 0 with every 5s out was told "not ready yet (shanten 0)"."""
+    body = live(client, seen="5s5s5s").get_json()
+    assert body["waits"]["waits"] == [] and body["waits"]["shanten"] == 0 and body["waits"]["dead_waits"] == ["5s"]
+    assert body["message_code"] == "live_dead_waits" and body["message"] == "ready, but every copy of 5s is out"
+
+
+def test_live_refuses_the_players_own_input_whatever_the_frame_holds(client, fake):
+    fake.detections = row(READY_16[:12])  # too few tiles for a hand: the player's input is still checked
+    r = live(client, seen="1m1m1m1m1m")
+    assert r.status_code == 400 and r.get_json()["code"] == "too_many_copies"
+
+
 def test_live_gives_advice_for_17_tiles(client, fake):
     fake.detections = row(READY_16, apart=[26])
     body = live(client).get_json()
@@ -247,6 +260,10 @@ def test_live_misread_frame_is_a_message(client, fake):
     ({"melds": '[{"type": "chow", "tiles": "123m"}]'}, "meld type"),
     ({"flowers": "[1]"}, "flowers"),
     ({"rules": "/etc/passwd"}, "unknown rule table"),
+    ({"seen": "4m4m", "melds": '[{"type": "pong", "tiles": "4m4m4m"}]'}, "5 copies of 4m"),
+    ({"flowers": '"1f 1f"'}, "2 copies of 1f"),
+    ({"flowers": '"1m"'}, "is not a flower"),
+    ({"seen": "1f", "flowers": '"1f"'}, "2 copies of 1f"),
 ])
 def test_live_bad_player_input_is_400(client, form, message):
     r = live(client, **form)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import subprocess
 import sys
 import threading
@@ -69,8 +70,9 @@ class AdaptJob:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.log_path, "wb") as log:
                 # the child keeps its own copy of the log descriptor; ours can close
+                # unbuffered: the page shows the log's tail while adapt runs, not only once it ends
                 self._process = subprocess.Popen(self.command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                                 stdin=subprocess.DEVNULL)
+                                                 stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
 
     def log_tail(self) -> str:
         if not self.log_path.is_file():

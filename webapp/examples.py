@@ -44,10 +44,18 @@ def class_index(tile, tileset: str) -> int:
     return notation.index(tile)
 
 
+def _finite(v) -> bool:
+    """A finite number as a float: a JSON integer of 400 digits is none (OverflowError, once a 500)."""
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
+
+
 def _box(raw, width: int, height: int) -> tuple[float, float, float, float]:
     """A checked [x1, y1, x2, y2] in pixels, clipped to the image."""
     if (not isinstance(raw, list) or len(raw) != 4
-            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in raw)):
+            or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and _finite(v) for v in raw)):
         raise ApiError(400, f"a box must be [x1, y1, x2, y2] in pixels, got {short(raw)}", code="example_box",
                        value=raw)
     x1, y1 = max(0.0, float(raw[0])), max(0.0, float(raw[1]))

@@ -9,23 +9,33 @@ from __future__ import annotations
 from engine.errors import HandError, clean_params
 from engine.hand import Meld
 from engine.service import advise_json, waits_json
-from engine.tiles import parse_tile, parse_tiles, zh_name
+from engine.tiles import RED, WHITE, check_copies, is_flower, parse_tile, parse_tiles, tile_name, zh_name
 
 from .errors import ApiError, render, request_lang
 from .games import rule_table
 
 
 def check_player_input(seen, melds, flowers, rules) -> None:
+    """400 for what the player typed, whatever the frame shows: unreadable tiles or melds, a
+    flower that is none, or more copies of a tile than a set holds among the tiles seen, the
+    melds and the flowers together (these were once answered 200 "cannot read this hand", or
+    not at all when the frame held too few tiles)."""
     try:
         rule_table(rules)
-        parse_tiles(seen)
+        own = list(parse_tiles(seen))
         if melds is not None:
             if not isinstance(melds, list):
                 raise HandError("melds must be a list of {type, tiles}", code="melds_not_list")
             for meld in melds:
-                Meld.from_dict(meld)
+                own += Meld.from_dict(meld).tiles
         if flowers is not None:
-            parse_tiles(flowers)
+            given = parse_tiles(flowers)
+            bad = next((t for t in given if not is_flower(t) and t not in (RED, WHITE)), None)  # 乐清: 白板, 紅中
+            if bad is not None:
+                raise HandError(f"{tile_name(bad)} is not a flower", code="not_a_flower", tile=tile_name(bad),
+                                tile_zh=zh_name(bad))
+            own += given
+        check_copies(own)
     except HandError as exc:
         raise ApiError.from_error(400, exc) from None
 
@@ -66,6 +76,10 @@ def analyse(reading: dict, seen: str, melds: list | None, flowers: str | None, r
                 tiles = [w["tile"] for w in waits]
                 _say(out, "waiting on " + " ".join(tiles), code="live_waiting", tiles=" ".join(tiles),
                      tiles_zh="、".join(zh_name(parse_tile(t)) for t in tiles))
+            elif out["waits"]["shanten"] == 0 and out["waits"].get("dead_waits"):
+                dead = out["waits"]["dead_waits"]  # ready, but every copy it waits on is out already
+                _say(out, "ready, but every copy of " + " ".join(dead) + " is out", code="live_dead_waits",
+                     tiles=" ".join(dead), tiles_zh="、".join(zh_name(parse_tile(t)) for t in dead))
             else:
                 shanten = out["waits"]["shanten"]
                 _say(out, f"not ready yet (shanten {shanten})", code="live_not_ready", shanten=shanten)
