@@ -223,6 +223,17 @@ def test_live_says_a_ready_hand_whose_waits_are_all_out(client):
     assert body["message_code"] == "live_dead_waits" and body["message"] == "ready, but every copy of 5s is out"
 
 
+def test_live_says_a_discard_to_a_ready_hand_on_tiles_all_out(client, fake):
+    """17 tiles: either discard (5s or 9s) leaves a hand ready on the other, all of whose copies
+    are out; it said "discard 5s (shanten 0)" as if that were a wait."""
+    fake.detections = row(READY_16, apart=[26])
+    body = live(client, seen="5s5s5s9s9s9s").get_json()
+    best = body["advice"]["discards"][0]
+    assert best["shanten"] == 0 and best["useful_copies"] == 0
+    assert body["message_code"] == "live_discard_dead"
+    assert body["message"] == f"discard {best['discard']}: ready then, but every tile it waits on is out"
+
+
 def test_live_refuses_the_players_own_input_whatever_the_frame_holds(client, fake):
     fake.detections = row(READY_16[:12])  # too few tiles for a hand: the player's input is still checked
     r = live(client, seen="1m1m1m1m1m")

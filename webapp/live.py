@@ -97,6 +97,10 @@ def analyse(reading: dict, seen: str, melds: list | None, flowers: str | None, r
             elif advice.get("win"):
                 err = advice["score_error"]
                 _say(out, f"a win, but no 台 under these rules: {err['error']}", code="live_win_shape", cause=err)
+            elif best and best["shanten"] == 0 and not best.get("useful_copies"):
+                # ready after that discard, but on tiles all out: "discard 1m (shanten 0)" alone misled
+                _say(out, f"discard {best['discard']}: ready then, but every tile it waits on is out",
+                     code="live_discard_dead", tile=best["discard"], tile_zh=zh_name(parse_tile(best["discard"])))
             elif best:
                 _say(out, f"discard {best['discard']} (shanten {best['shanten']})", code="live_discard",
                      tile=best["discard"], tile_zh=zh_name(parse_tile(best["discard"])), shanten=best["shanten"])
