@@ -21,6 +21,22 @@ CONTEXT_FLAGS = ("last_tile", "kong_replacement", "robbing_kong", "declared_read
                  "heavenly_ready", "earthly_ready", "ippatsu")
 
 
+def parse_flowers(text) -> tuple[int, ...]:
+    """The flower tiles of `text`; HandError (not_a_flower) for a tile that can be none.
+
+    乐清 plays 白板 (or 紅中) as its flower; each rule table checks which flowers it allows.
+
+    >>> parse_flowers("1f 2f")
+    (34, 35)
+    """
+    flowers = tuple(parse_tiles(text))
+    bad = next((t for t in flowers if not is_flower(t) and t not in (RED, WHITE)), None)
+    if bad is not None:
+        raise HandError(f"{tile_name(bad)} is not a flower", code="not_a_flower", tile=tile_name(bad),
+                        tile_zh=zh_name(bad))
+    return flowers
+
+
 @dataclass(frozen=True)
 class Meld:
     type: str
@@ -198,12 +214,7 @@ class Hand:
         if not isinstance(melds_in, list):
             raise HandError("'melds' must be a list of {type, tiles}", code="melds_not_list")
         melds = tuple(Meld.from_dict(m) for m in melds_in)
-        flowers = tuple(parse_tiles(d.get("flowers", "")))
-        # 乐清 plays 白板 (or 紅中) as its flower; each rule table checks which flowers it allows.
-        if any(not is_flower(t) and t not in (RED, WHITE) for t in flowers):
-            bad = next(t for t in flowers if not is_flower(t) and t not in (RED, WHITE))
-            raise HandError(f"{tile_name(bad)} is not a flower", code="not_a_flower", tile=tile_name(bad),
-                            tile_zh=zh_name(bad))
+        flowers = parse_flowers(d.get("flowers", ""))
         winning = d.get("winning_tile")
         winning = parse_tile(winning) if winning not in (None, "") else None
         if need_winning_tile and winning is None:

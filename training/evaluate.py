@@ -14,6 +14,7 @@ import numpy as np
 
 from training.dataset import LabelError, labels_to_xyxy, list_pairs, read_labels
 from training.label_fixes import apply_fixes
+from vision.screen import iou_matrix
 
 NUM_FACE_CLASSES = 42
 FLOWERS = tuple(range(34, 42))
@@ -27,18 +28,6 @@ def class_name(cls: int) -> str:
         return CLASS_NAMES[cls]
     except (ImportError, IndexError):
         return str(cls)
-
-
-def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """IoU of every box in a (N,4) with every box in b (M,4), xyxy."""
-    a = np.asarray(a, np.float64).reshape(-1, 4)
-    b = np.asarray(b, np.float64).reshape(-1, 4)
-    lt = np.maximum(a[:, None, :2], b[None, :, :2])
-    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(rb - lt, 0, None), 2)
-    area_a = np.prod(a[:, 2:] - a[:, :2], 1)
-    area_b = np.prod(b[:, 2:] - b[:, :2], 1)
-    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-12)
 
 
 def match_boxes(pred_boxes, gt_boxes, iou_min: float = 0.5) -> list[tuple[int, int]]:

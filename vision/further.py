@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.screen import box_areas, inside_share
+from vision.screen import box_areas, inside_share, iou_matrix
 
 # Measured on the style study's drawn close-ups, close-ups cut from drawn photos, the valid split,
 # the pink session and 13 other sets (2026-12-06, models/README.md "A close-up read unsure, looked
@@ -136,9 +136,7 @@ def surer_twins(first: np.ndarray, first_confidence: np.ndarray, new: np.ndarray
     """
     if not len(first) or not len(new):
         return []
-    a_first, a_new = box_areas(first), box_areas(new)
-    inter = inside_share(first, new) * a_first[:, None]
-    iou = inter / np.maximum(a_first[:, None] + a_new[None, :] - inter, 1e-9)
+    iou = iou_matrix(first, new)
     out, taken = [], np.zeros(len(first), bool)
     for j in np.argsort(-np.asarray(new_confidence)):
         twins = np.flatnonzero((iou[:, j] >= float(settings["twin_iou"])) & ~taken)

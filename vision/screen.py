@@ -70,6 +70,22 @@ def box_areas(boxes: np.ndarray) -> np.ndarray:
     return np.prod(np.clip(boxes[:, 2:] - boxes[:, :2], 0, None), 1)
 
 
+def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU of every box in a (N,4) with every box in b (M,4), xyxy.
+
+    >>> iou_matrix(np.array([[0, 0, 10, 10]]), np.array([[0, 0, 10, 10], [5, 0, 15, 10]])).round(3).tolist()
+    [[1.0, 0.333]]
+    """
+    a = np.asarray(a, np.float64).reshape(-1, 4)
+    b = np.asarray(b, np.float64).reshape(-1, 4)
+    lt = np.maximum(a[:, None, :2], b[None, :, :2])
+    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.prod(np.clip(rb - lt, 0, None), 2)
+    area_a = np.prod(a[:, 2:] - a[:, :2], 1)
+    area_b = np.prod(b[:, 2:] - b[:, :2], 1)
+    return inter / np.maximum(area_a[:, None] + area_b[None, :] - inter, 1e-12)
+
+
 def unlike_face_asked(scores, p_cls, settings: dict | None = None) -> np.ndarray:
     """Which boxes the face-colour rule judges (and vision/face_ground.py measures): those read as
     a face, not a blank, under unlike_below confidence (detector score x class probability)."""

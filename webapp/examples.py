@@ -90,11 +90,9 @@ def label_lines(tiles, tileset: str, width: int, height: int) -> tuple[list[str]
 
 def _one_box_a_tile(boxes: list[tuple[float, float, float, float]]) -> None:
     """400 where two boxes are one tile's (SAME_TILE_IOU), naming both (1-based)."""
-    b = np.asarray(boxes, np.float64).reshape(-1, 4)
-    lt, rb = np.maximum(b[:, None, :2], b[None, :, :2]), np.minimum(b[:, None, 2:], b[None, :, 2:])
-    inter = np.prod(np.clip(rb - lt, 0, None), 2)
-    area = np.prod(b[:, 2:] - b[:, :2], 1)
-    iou = np.triu(inter / (area[:, None] + area[None, :] - inter), 1)
+    from vision.screen import iou_matrix
+
+    iou = np.triu(iou_matrix(boxes, boxes), 1)
     if (iou >= SAME_TILE_IOU).any():
         first, second = (int(v) + 1 for v in np.argwhere(iou >= SAME_TILE_IOU)[0])
         raise ApiError(400, f"tiles {first} and {second} have the same box: one tile labelled twice",
