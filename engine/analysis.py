@@ -136,7 +136,20 @@ def useful_tiles(counts, sets_needed: int | None = None) -> list[int]:
 
 
 def advise(counts, visible_counts=None, sets_needed: int | None = None) -> list[dict]:
-    """Every distinct discard of a 3n+2 state, best first: lower shanten, then more useful copies."""
+    """Every distinct discard of a 3n+2 state, best first: lower shanten, then more useful copies.
+
+    A discard whose useful tiles are all out (a hand ready only on dead tiles) cannot get closer
+    by the tiles it waits for: it must draw a tile that reshapes it first, one draw more, as a
+    hand one step further away does. So it ranks one step further, by the live copies that
+    reshape it (`reshaping_copies`), beside the options of that step.
+
+    >>> from engine.tiles import parse_tiles, to_counts, tile_name
+    >>> hand = to_counts(parse_tiles("123m456m789m123p45pEE9s"))
+    >>> seen = to_counts(parse_tiles("123m456m789m123p45pEE9s 3p3p3p 6p6p6p6p"))
+    >>> [(tile_name(o["discard"]), o["shanten"], o["useful_copies"], o["rank_copies"])
+    ...  for o in advise(hand, seen)[:5]]
+    [('1p', 1, 29, 29), ('5p', 1, 25, 25), ('4p', 1, 23, 23), ('2p', 1, 19, 19), ('9s', 0, 0, 14)]
+    """
     visible = visible_counts if visible_counts is not None else counts
     n = sets_needed if sets_needed is not None else (sum(counts) - 2) // 3
     options = []
@@ -148,7 +161,39 @@ def advise(counts, visible_counts=None, sets_needed: int | None = None) -> list[
         s = shanten(c, n)
         useful = useful_tiles(c, n)
         copies = sum(remaining(u, visible) for u in useful)
-        options.append({"discard": k, "shanten": s, "useful": useful, "useful_copies": copies})
+        option = {"discard": k, "shanten": s, "useful": useful, "useful_copies": copies,
+                  "rank_shanten": s, "rank_copies": copies}
+        if useful and not copies:
+            option["reshaping_copies"] = _reshaping_copies(c, n, s, visible)
+            option["rank_shanten"], option["rank_copies"] = s + 1, option["reshaping_copies"]
+        options.append(option)
         c[k] += 1
-    options.sort(key=lambda o: (o["shanten"], -o["useful_copies"], o["discard"]))
+    options.sort(key=lambda o: (o["rank_shanten"], -o["rank_copies"], o["shanten"], o["discard"]))
     return options
+
+
+def _reshaping_copies(c, n: int, s: int, visible) -> int:
+    """Live copies of the tiles that, drawn into a 3n+1 state whose useful tiles are all out, let
+    a discard (not the drawn tile) leave it closer, or as close with a useful copy left."""
+    seen = list(visible)
+    total = 0
+    for k in range(34):
+        live = remaining(k, seen)
+        if not live or c[k] >= 4:
+            continue
+        c[k] += 1
+        seen[k] += 1
+        if any(_moves_on(c, n, s, d, seen) for d in range(34) if c[d] and d != k):
+            total += live
+        c[k] -= 1
+        seen[k] -= 1
+    return total
+
+
+def _moves_on(c, n: int, s: int, d: int, seen) -> bool:
+    c[d] -= 1
+    try:
+        s2 = shanten(c, n)
+        return s2 < s or (s2 == s and any(remaining(u, seen) for u in useful_tiles(c, n)))
+    finally:
+        c[d] += 1

@@ -111,7 +111,8 @@ def advise_json(data: dict) -> dict:
             "discards": [{"discard": tile_name(o["discard"]), "shanten": o["shanten"],
                           "useful": [{"tile": tile_name(u), "remaining": max(0, 4 - visible[u])}
                                      for u in o["useful"]],
-                          "useful_kinds": len(o["useful"]), "useful_copies": o["useful_copies"]}
+                          "useful_kinds": len(o["useful"]), "useful_copies": o["useful_copies"],
+                          **({"reshaping_copies": o["reshaping_copies"]} if "reshaping_copies" in o else {})}
                          for o in options]}
 
 

@@ -16,6 +16,7 @@ import csv
 import io
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -544,6 +545,20 @@ def test_live_view_follows_frames(fake_server, new_page, tmp_path, viewport):
     expect(page.locator("#frame-count")).to_contain_text("4")
     no_horizontal_scroll(page)
     shot(page, f"live-hints-{viewport}")
+
+    # every other E seen too: discarding 5s would leave a wait on E with no copy left, so it
+    # ranks after discarding E, and its hint says so instead of "0 tiles improve"
+    for _ in range(3):
+        page.click('#live-keyboard button.key[data-tile="E"]')
+    expect(page.locator("#seen-list .tile-btn")).to_have_count(5)
+    res = page.evaluate(FEED, full)
+    assert res["advice"]["discards"][0]["discard"] == "E"
+    expect(page.locator("#advice li").first).to_have_attribute("data-discard", "E")
+    dead = page.locator('#advice li[data-discard="5s"] .hint')
+    expect(dead).to_contain_text(re.compile("改良|reshape"))
+    expect(dead).not_to_contain_text(re.compile("進張|improve"))
+    no_horizontal_scroll(page)
+    shot(page, f"live-hints-dead-{viewport}")
     assert not page.js_errors
 
 

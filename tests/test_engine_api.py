@@ -127,6 +127,26 @@ def test_waits_and_advise_service():
     assert a["discards"][0]["discard"] == "9s" and a["discards"][0]["useful_copies"] == 7
 
 
+def test_advise_ranks_a_ready_hand_on_dead_tiles_after_a_live_step_further():
+    """Discarding 9s leaves 45p ready on 3p/6p, every copy seen: it needs a reshaping draw first
+    (14 unseen copies do it), so discards one step further that 29 copies improve come first."""
+    a = advise_json({"concealed": "123m456m789m123p45pEE9s", "context": {"seen": "3p3p3p6p6p6p6p"}})
+    first, dead = a["discards"][0], next(d for d in a["discards"] if d["discard"] == "9s")
+    assert (first["discard"], first["shanten"], first["useful_copies"]) == ("1p", 1, 29)
+    assert "reshaping_copies" not in first
+    assert (dead["shanten"], dead["useful_copies"], dead["reshaping_copies"]) == (0, 0, 14)
+    assert [d["discard"] for d in a["discards"]].index("9s") == 4
+
+
+def test_advise_keeps_two_dead_single_tiles_first():
+    """Two dead single tiles beside four sets: either discard leaves a dead wait, but almost any
+    draw reshapes it (113 copies), more than any discard one step further is improved by."""
+    a = advise_json({"concealed": "123456789m123456p5s9s", "context": {"seen": "5s5s5s9s9s9s"}})
+    assert [(d["discard"], d["shanten"], d["reshaping_copies"]) for d in a["discards"][:2]] == [
+        ("5s", 0, 113), ("9s", 0, 113)]
+    assert a["discards"][2]["shanten"] == 1 and a["discards"][2]["useful_copies"] == 10
+
+
 def run_cli(args, stdin):
     return subprocess.run([sys.executable, "-m", "engine", *args], input=stdin, capture_output=True,
                           text=True, cwd=ROOT, timeout=60)

@@ -288,6 +288,54 @@ def test_advise_first_choice(counts):
     assert first["useful_copies"] == sum(remaining(k, counts) for k in lowering)
 
 
+def _ref_useful_copies(counts, n, seen) -> int:
+    base = ref_shanten_structural(counts, n)
+    return sum(remaining(u, seen) for u in range(NUM_KINDS)
+               if counts[u] < 4 and ref_shanten_structural(_plus(counts, u), n) < base)
+
+
+def _ref_reshaping(counts, n, seen) -> int:
+    """Unseen copies of the draws after which a discard (not the drawn tile) gets closer, or keeps
+    its shanten with an improving copy unseen: the plain search's answer."""
+    s = ref_shanten_structural(counts, n)
+    total = 0
+    for k in range(NUM_KINDS):
+        if not remaining(k, seen) or counts[k] >= 4:
+            continue
+        drawn, seen_k = _plus(counts, k), _plus(seen, k)
+        for d in range(NUM_KINDS):
+            if d == k or not drawn[d]:
+                continue
+            after = _minus(drawn, d)
+            s2 = ref_shanten_structural(after, n)
+            if s2 < s or (s2 == s and _ref_useful_copies(after, n, seen_k)):
+                total += remaining(k, seen)
+                break
+    return total
+
+
+@fixed(150)
+@given(st.integers(1, 2).flatmap(lambda n: near_complete_counts(n).flatmap(
+    lambda c: st.tuples(st.just(c), visible_for(c)))))
+def test_advise_ranks_a_dead_discard_one_step_further(case):
+    """A discard whose improving tiles are all seen ranks at shanten + 1 by the copies that
+    reshape it; every other at its shanten by its improving copies; best first by that key."""
+    counts, seen = case
+    n = (sum(counts) - 2) // 3
+    options = advise(counts, seen, n)
+    for o in options:
+        after = _minus(counts, o["discard"])
+        assert o["useful_copies"] == _ref_useful_copies(after, n, seen), show(counts)
+        dead = bool(o["useful"]) and not o["useful_copies"]
+        event("dead" if dead else "live")
+        if dead:
+            assert (o["rank_shanten"], o["rank_copies"]) == (o["shanten"] + 1, _ref_reshaping(after, n, seen))
+        else:
+            assert (o["rank_shanten"], o["rank_copies"]) == (o["shanten"], o["useful_copies"])
+    keys = [(o["rank_shanten"], -o["rank_copies"]) for o in options]
+    assert keys == sorted(keys), show(counts)
+
+
 def _minus(counts, k):
     out = list(counts)
     out[k] -= 1

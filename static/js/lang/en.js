@@ -161,6 +161,7 @@ export default {
   live_advice: "Best discards",
   live_discard: "Discard {tile}",
   live_useful: "{kinds} kinds, {copies} tiles improve",
+  live_reshape: "every tile it waits on is out; {copies} tiles reshape it",
   live_seen_title: "Tiles seen on the table",
   live_seen_help: "Add tiles others discarded or exposed to lower the counts; tap a seen tile to remove it",
   live_melds_title: "My melds and flowers",

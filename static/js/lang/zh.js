@@ -163,6 +163,7 @@ export default {
   live_advice: "建議打出",
   live_discard: "打 {tile}",
   live_useful: "進張 {kinds} 種 {copies} 張",
+  live_reshape: "所聽的牌都已見光；改良 {copies} 張",
   live_seen_title: "桌上已見的牌",
   live_seen_help: "把別人打出或亮出的牌點進來，剩餘張數會扣掉；點已見的牌可移除",
   live_melds_title: "我的副露與花",
