@@ -50,7 +50,8 @@ from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss, replay_for
 from training.augment import photometric, rotate_cw
 from training.calibration import CALIBRATION_ORDER, calibration_labels, calibration_numbers
 from training.cls_net import TileEnsemble, TileNet, load_classifier
-from training.dataset import LabelError, crops_from_pairs, labels_to_xyxy, list_pairs, read_labels
+from training.dataset import (LabelError, NoLabelledPhotos, crops_from_pairs, labelled_pairs, labels_to_xyxy,
+                              list_pairs, read_labels)
 from training.train_classifier import NO_NUMBER, to_tensor
 from vision.crops import cut_crop, dark_ink, light_ink_set, to_input
 from vision.model import CLASSIFIER_FIRST_FILE, load_config
@@ -422,11 +423,12 @@ def check_inputs(models_dir: Path, folder: Path | None, photo: Path | None, epoc
     if folder is not None:
         if not Path(folder).is_dir():
             raise AdaptInputError(f"no such folder: {folder}")
-        pairs = list_pairs(Path(folder))
+        try:
+            pairs = labelled_pairs(Path(folder))
+        except NoLabelledPhotos as exc:
+            raise AdaptInputError(str(exc)) from None
         for _, label in pairs:
             read_labels(label)  # LabelError names the file and line
-        if not any(label.exists() for _, label in pairs):
-            raise AdaptInputError(f"no labelled photos in {folder} (images/ and labels/, as the app's examples)")
 
 
 def adapt_folder(models_dir: Path, folder: Path, epochs: int = 30, seed: int = 0, detector: bool = True,

@@ -24,6 +24,21 @@ def list_pairs(split_dir: Path) -> list[tuple[Path, Path]]:
     return pairs
 
 
+class NoLabelledPhotos(ValueError):
+    """A folder with no photo, or no label file for its photos: nothing to score or tune on."""
+
+
+def labelled_pairs(folder: Path) -> list[tuple[Path, Path]]:
+    """list_pairs of a folder that `evaluate` scores or `adapt` tunes on; NoLabelledPhotos says
+    what is missing when it holds no photo or no label file."""
+    pairs = list_pairs(folder)
+    if not pairs:
+        raise NoLabelledPhotos(f"no photos in {folder} (images/ and labels/, or both side by side)")
+    if not any(label.exists() for _, label in pairs):
+        raise NoLabelledPhotos(f"no label files for the photos in {folder}: no labelled photos to score or tune on")
+    return pairs
+
+
 def split_dirs(data_root: Path, split: str) -> tuple[Path, Path]:
     """images/<split> and labels/<split> of the Roboflow export layout."""
     return Path(data_root) / "images" / split, Path(data_root) / "labels" / split

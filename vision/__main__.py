@@ -100,11 +100,10 @@ def _evaluate(args) -> int:
     if not folder.is_dir():
         raise InputError(f"no such folder: {folder}")
     evaluation, dataset = _import("evaluate"), _import("dataset")
-    pairs = dataset.list_pairs(folder)
-    if not pairs:
-        raise InputError(f"no photos in {folder} (images/ and labels/, or both side by side)")
-    if not any(label.exists() for _, label in pairs):
-        raise InputError(f"no label files for the photos in {folder}: nothing to score them against")
+    try:
+        dataset.labelled_pairs(folder)
+    except dataset.NoLabelledPhotos as exc:
+        raise InputError(str(exc)) from None
     fixes = None if args.as_published else _import("label_fixes").load_fixes()
     try:
         report = evaluation.evaluate(folder, _recognizer(args.models), classes=not args.boxes_only, fixes=fixes)
