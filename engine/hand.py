@@ -282,11 +282,14 @@ class Hand:
                             code="robbing_kong_self_drawn")
         if ctx.kong_replacement and not self.self_drawn:
             raise HandError("a win on a replacement draw (槓上開花) is self-drawn", code="replacement_not_self_drawn")
+        if ctx.robbing_kong and self.winning_tile is not None and self.all_tiles.count(self.winning_tile) > 1:
+            # the robbed player held a pong of it and added the fourth: no other copy is left
+            raise HandError(f"robbing a kong (搶槓) of {tile_name(self.winning_tile)} leaves no other copy of it to hold",
+                            code="robbing_kong_copies", tile=tile_name(self.winning_tile),
+                            tile_zh=zh_name(self.winning_tile))
         if ctx.first_turn and any(m.type != "ankong" for m in self.melds):
             raise HandError("a first-turn win (天胡/地胡/人胡) cannot follow a chi, pong or open kong",
                             code="first_turn_open_meld")
-        if ctx.heavenly_ready and not self.is_dealer:
-            raise HandError("天聽 is the dealer's: ready from the first discard", code="heavenly_ready_dealer")
         if ctx.ippatsu and not ctx.declared_ready:
             raise HandError("一發 needs a declared ready hand", code="ippatsu_not_declared")
         if (ctx.heavenly_ready or ctx.earthly_ready) and any(m.type != "ankong" for m in self.melds):

@@ -132,6 +132,10 @@ def all_melded(f, cfg):
 
 @pattern
 def single_wait(f, cfg):
+    """獨聽: only one tile could win ("tiles", the default), or the winning reading is an edge,
+    closed or pair wait whatever else could have won ("shape", the seeds' words read literally)."""
+    if cfg.get("single_wait_by", "tiles") == "shape":
+        return int(f.reading.wait in ("penchan", "kanchan", "tanki"))
     return int(f.wait_count == 1)
 
 

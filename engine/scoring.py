@@ -61,6 +61,36 @@ def _check_flowers(hand: Hand) -> None:
                             code="not_a_flower_taiwan", tile=tile_name(f), tile_zh=zh_name(f))
 
 
+def _check_table_context(hand: Hand, settings: dict) -> None:
+    """Context flags that the table's own source rules out for this hand."""
+    ctx = hand.context
+    if ctx.heavenly_ready and settings.get("heavenly_ready_dealer_only") and not hand.is_dealer:
+        raise HandError("天聽 is the dealer's under this table: ready from the first discard", code="heavenly_ready_dealer")
+    if ctx.kong_replacement:
+        sources = {m.type for m in hand.melds if m.is_kong} | ({"flower"} if hand.flowers else set())
+        if not settings.get("open_kong_replacement_wins"):
+            sources.discard("kong")
+        if not sources:
+            raise HandError("槓上開花 needs a replacement draw this hand could win on: a concealed or added kong "
+                            "(暗槓/加槓) or a flower; the draw after an open kong of a discard (明槓) cannot win here",
+                            code="kong_replacement_source")
+
+
+def possible_waits(hand: Hand) -> int:
+    """Kinds that would have won from the pre-win state, less those whose four copies the hand
+    already holds (in hand or in its melds): 1 is 獨聽.
+
+    >>> h = Hand.from_dict({"concealed": "1111222m456p789p123s", "winning_tile": "3m"})
+    >>> possible_waits(h)   # 12m waits on 3m; 1m would need a fifth copy
+    1
+    """
+    pre_win = to_counts(hand.concealed)
+    if sum(pre_win) % 3 != 1:
+        return 0
+    held = to_counts([t for m in hand.melds for t in m.tiles] + list(hand.concealed))
+    return sum(1 for k in winning_tiles(pre_win) if held[k] < 4)
+
+
 def candidate_readings(hand: Hand, table: RuleTable) -> list[Reading]:
     """The ways to read the win. Won on a flower (八仙過海 drawn, 七搶一 robbed): the flowers alone.
     Won on a playing tile: the hand's sets, which 八仙過海 is counted with (seed 003: 八朵花全為一家
@@ -120,6 +150,7 @@ def score(hand: Hand, table: RuleTable | None = None) -> dict:
     _check_flowers(hand)
     hand.validate(hand_size=table.hand_size)
     s = table.settings
+    _check_table_context(hand, s)
     if s.get("limit_ready") and not hand.context.declared_ready:
         return _not_a_win("this table plays 限聽: a win needs a declared ready hand (宣告聽牌)", code="limit_ready")
     if s.get("self_draw_only") and not hand.self_drawn:
@@ -127,8 +158,7 @@ def score(hand: Hand, table: RuleTable | None = None) -> dict:
     candidates = candidate_readings(hand, table)
     if not candidates:
         return _not_a_win("the tiles do not form five sets and a pair", code="no_win_shape")
-    pre_win = to_counts(hand.concealed)
-    wait_count = len(winning_tiles(pre_win)) if sum(pre_win) % 3 == 1 else 0
+    wait_count = possible_waits(hand)
     involved = _dealer_involved(hand)
     best = None
     for reading in candidates:

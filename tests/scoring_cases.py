@@ -28,6 +28,7 @@ ANKONG = {"concealed": "123m456m789m45p77s", "winning_tile": "3p", "melds": [{"t
 # B: like A without the 1-9 straight, for the 花式 column (which counts 一氣通貫).
 B = {"concealed": "234m456m789m123p45p77s", "winning_tile": "3p"}
 B_CHI = {"concealed": "456m789m123p45p77s", "winning_tile": "3p", "melds": [{"type": "chi", "tiles": "234m"}]}
+B_ADDKONG = {"concealed": "456m789m123p45p77s", "winning_tile": "3p", "melds": [{"type": "addkong", "tiles": "2222m"}]}
 B_SINGLE = {"concealed": "234m456m789m123p456p7s", "winning_tile": "7s"}
 KONG_B = {"concealed": "234m456m789m45p77s", "winning_tile": "3p", "melds": [{"type": "kong", "tiles": "9999s"}]}
 ANKONG_B = {"concealed": "234m456m789m45p77s", "winning_tile": "3p", "melds": [{"type": "ankong", "tiles": "9999s"}]}
@@ -65,10 +66,12 @@ CASES = [
     (TW, hand(A), {"menqing": 1}, ["zimo", "menqing_zimo", "single_wait", "pinghu", "last_tile_discard"]),
     (TW, hand(A_CHI, **SD), {"zimo": 1, "dealer": 1}, ["menqing", "menqing_zimo"]),
     (TW, hand(A, **SD), {"menqing_zimo": 3, "dealer": 1}, ["menqing", "zimo"]),
-    (TW, hand(A_CHI, **SD, context={"kong_replacement": True}), {"zimo": 1, "kong_bloom": 1, "dealer": 1}, []),
+    # 槓上開花 after a flower's replacement draw (1f is no flower of 南's seat)
+    (TW, hand(A_CHI, **SD, flowers="1f", context={"kong_replacement": True}), {"zimo": 1, "kong_bloom": 1, "dealer": 1}, []),
     (TW, hand(A_CHI, **SD, context={"last_tile": True}), {"zimo": 1, "last_tile_draw": 1, "dealer": 1}, ["last_tile_discard"]),
     (TW, hand(A, context={"last_tile": True}), {"menqing": 1}, ["last_tile_draw", "last_tile_discard"]),
-    (TW, hand(A, context={"robbing_kong": True}), {"menqing": 1, "robbing_kong": 1}, ["kong_bloom"]),
+    # robbing a kong of 6p: the winner holds no other 6p (the robbed pong held three)
+    (TW, hand(A, winning_tile="6p", context={"robbing_kong": True}), {"menqing": 1, "robbing_kong": 1}, ["kong_bloom"]),
     (TW, hand(ALL_MELDED), {"all_melded": 2}, ["single_wait", "menqing"]),
     (TW, hand(ALL_MELDED, **SD), {"zimo": 1, "single_wait": 1, "dealer": 1}, ["all_melded"]),
     (TW, hand({"concealed": "123m456m789m123p456p7s", "winning_tile": "7s"}), {"menqing": 1, "single_wait": 1}, []),
@@ -161,10 +164,10 @@ CASES = [
     (PT, hand(A, context={"declared_ready": True}), {"menqing": 1, "declared_ready": 1}, []),
     (PT, hand({"concealed": "123m456m789m123p456p7s", "winning_tile": "7s"}), {"menqing": 1, "single_wait": 1}, []),
     (PT, hand(ALL_MELDED), {"all_melded": 2}, ["single_wait"]),
-    (PT, hand(A_CHI, **SD, context={"kong_replacement": True}), {"zimo": 1, "kong_bloom": 1, "dealer": 1}, []),
+    (PT, hand(A_CHI, **SD, flowers="1f", context={"kong_replacement": True}), {"zimo": 1, "kong_bloom": 1, "dealer": 1}, []),
     (PT, hand(A_CHI, **SD, context={"last_tile": True}), {"zimo": 1, "last_tile_draw": 1, "dealer": 1}, ["last_tile_discard"]),
     (PT, hand(A, context={"last_tile": True}), {"menqing": 1, "last_tile_discard": 1}, ["last_tile_draw"]),
-    (PT, hand(A, context={"robbing_kong": True}), {"menqing": 1, "robbing_kong": 1}, []),
+    (PT, hand(A, winning_tile="6p", context={"robbing_kong": True}), {"menqing": 1, "robbing_kong": 1}, []),
     (PT, hand(A, context={"declared_ready": True, "ippatsu": True}), {"menqing": 1, "declared_ready": 1, "ippatsu": 1}, []),
     (PT, hand(A, context={"declared_ready": True}), {"menqing": 1, "declared_ready": 1}, ["ippatsu"]),
     (PT, hand(A, context={"bonus_tiles": "1m2m"}), {"menqing": 1}, ["bonus_tile"]),
@@ -203,10 +206,12 @@ CASES = [
     (PF, hand(B_SINGLE),
      {"menqing": 2, "single_wait": 2, "no_honours_no_flowers": 2}, []),
     (PF, hand(ALL_MELDED_B), {"all_melded": 3, "no_honours_no_flowers": 2}, ["single_wait"]),
-    (PF, hand(B_CHI, **SD, context={"kong_replacement": True}), {"zimo": 2, "kong_bloom": 2, "dealer": 1, "no_honours_no_flowers": 2}, []),
+    (PF, hand(B_ADDKONG, **SD, context={"kong_replacement": True}),
+     {"zimo": 2, "kong_bloom": 2, "dealer": 1, "no_honours_no_flowers": 2, "open_kong": 1}, []),
     (PF, hand(B_CHI, **SD, context={"last_tile": True}), {"zimo": 2, "last_tile_draw": 2, "dealer": 1, "no_honours_no_flowers": 2}, []),
     (PF, hand(B, context={"last_tile": True}), {"menqing": 2, "last_tile_discard": 2, "no_honours_no_flowers": 2}, []),
-    (PF, hand(B, context={"robbing_kong": True}), {"menqing": 2, "robbing_kong": 2, "no_honours_no_flowers": 2}, []),
+    (PF, hand(B, winning_tile="6p", context={"robbing_kong": True}),
+     {"menqing": 2, "robbing_kong": 2, "no_honours_no_flowers": 2}, []),
     (PF, hand(KONG_B), {"open_kong": 1, "no_honours_no_flowers": 2}, ["concealed_kong"]),
     (PF, hand(ANKONG_B), {"menqing": 2, "concealed_kong": 2, "no_honours_no_flowers": 2}, ["open_kong"]),
     (PF, hand({"concealed": "111m999m111p999p1s", "winning_tile": "1s", "melds": [{"type": "pong", "tiles": "999s"}]}),

@@ -47,7 +47,7 @@ def test_pinghu_any_wait(tmp_path):
 
 
 def test_last_tile_and_kong_bloom(tmp_path):
-    hand = {**A_CHI, "self_drawn": True, "context": {"last_tile": True, "kong_replacement": True}}
+    hand = {**A_CHI, "self_drawn": True, "flowers": "1f", "context": {"last_tile": True, "kong_replacement": True}}
     assert {"kong_bloom", "last_tile_draw"} <= set(tai(hand))
     only = tai(hand, tmp_path=tmp_path, last_tile_stacks_with_kong_bloom=False)
     assert "kong_bloom" in only and "last_tile_draw" not in only

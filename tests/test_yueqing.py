@@ -168,8 +168,11 @@ def test_wild_beside_a_real_tile_in_the_eyes_follows_the_setting():
 
 
 def test_kong_replacement_and_robbing_a_kong():
-    check(hand(PLAIN, "7s", self_drawn=True, kong_replacement=True), 2,
-          {"wu_caishen": 1, "gang_shang_kai_hua": 1})
+    check(hand("123m 456m 234s 55p 68s", "7s", melds=[("ankong", "7777p")], self_drawn=True, kong_replacement=True),
+          2, {"wu_caishen": 1, "gang_shang_kai_hua": 1})
+    with pytest.raises(HandError) as e:  # no kong and no flower: nothing was drawn in replacement
+        score(hand(PLAIN, "7s", self_drawn=True, kong_replacement=True))
+    assert e.value.code == "kong_replacement_no_kong"
     check(hand(PLAIN, "7s", robbing_kong=True), 2, {"wu_caishen": 1, "qiang_gang_hu": 1})
     check(hand(PLAIN, "7s", self_drawn=True), 1, {"wu_caishen": 1})
 
