@@ -54,7 +54,7 @@ def test_text_depth_ignores_brackets_in_strings():
 
 
 # 2. a poisoned game
-POISON = '{"type": "win", "winner": 0, "tai": 1, "scored": ' + '{"a":' * 977 + "1" + "}" * 977 + "}"
+POISON = '{"type": "win", "winner": 0, "discarder": null, "tai": 1, "scored": ' + '{"a":' * 977 + "1" + "}" * 977 + "}"
 
 
 def test_a_deep_scored_is_refused_and_nothing_is_stored(client):
@@ -62,10 +62,10 @@ def test_a_deep_scored_is_refused_and_nothing_is_stored(client):
     r = client.post(f"/api/games/{g['id']}/hands", data=POISON, headers=JSON)
     assert r.status_code == 400
     assert client.get(f"/api/games/{g['id']}").get_json()["hands"] == []
-    shallow = {"type": "win", "winner": 0, "tai": 1, "scored": json.loads('{"a":' * 12 + "1" + "}" * 12)}
+    shallow = {"type": "win", "winner": 0, "discarder": None, "tai": 1, "scored": json.loads('{"a":' * 12 + "1" + "}" * 12)}
     r = client.post(f"/api/games/{g['id']}/hands", json=shallow, headers=FETCH)
     assert r.status_code == 400 and r.get_json()["code"] == "scored_too_deep"
-    wide = {"type": "win", "winner": 0, "tai": 1, "scored": {"a": "台" * 30000}}  # 30,000 chars, 90 KB
+    wide = {"type": "win", "winner": 0, "discarder": None, "tai": 1, "scored": {"a": "台" * 30000}}  # 30,000 chars, 90 KB
     r = client.post(f"/api/games/{g['id']}/hands", json=wide, headers=FETCH)
     assert r.status_code == 400 and r.get_json()["code"] == "scored_too_large"
 
@@ -74,7 +74,7 @@ def test_reads_survive_a_poisoned_row_already_stored(tmp_path):
     app = make_app(tmp_path)
     c = app.test_client()
     g = _game(c)
-    c.post(f"/api/games/{g['id']}/hands", json={"type": "win", "winner": 0, "tai": 1}, headers=FETCH)
+    c.post(f"/api/games/{g['id']}/hands", json={"type": "win", "winner": 0, "discarder": None, "tai": 1}, headers=FETCH)
     db = sqlite3.connect(tmp_path / "data" / "mahjong.sqlite3")
     db.execute("UPDATE hands SET scored = ?", ('{"a":' * 977 + "1" + "}" * 977,))
     db.commit()
@@ -256,7 +256,7 @@ def test_a_full_database_answers_507_and_reads_still_work(tmp_path, monkeypatch)
         conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLITE_FULL, as on a full disk
         return conn
     monkeypatch.setattr(services, "connect", full)
-    body = {"type": "win", "winner": 0, "tai": 1, "scored": {"pad": "x" * 60000}}
+    body = {"type": "win", "winner": 0, "discarder": None, "tai": 1, "scored": {"pad": "x" * 60000}}
     r = c.post(f"/api/games/{g['id']}/hands", json=body, headers=FETCH)
     assert r.status_code == 507 and r.get_json()["code"] == "disk_full"
     assert c.get(f"/api/games/{g['id']}").status_code == 200 and c.get("/api/games").status_code == 200

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import Decimal
 from numbers import Real
 
 from engine.errors import HandError, short_repr
@@ -22,6 +23,9 @@ from .photos import PHOTO_ID
 
 MAX_NAME = 40
 MAX_SCORED_BYTES = 64 * 1024
+# the scored copies of one game's hands together: its export (about 0.5 KB a hand besides them)
+# must stay under the 20 MB an import takes
+MAX_GAME_SCORED_BYTES = 16 * 1024 * 1024
 MAX_SCORED_DEPTH = 8   # an engine result nests 4 levels (decomposition -> sets -> set)
 MAX_TAI = 10_000
 # hands in one game, recorded or imported alike, so that every game's export imports again (a game of
@@ -41,7 +45,17 @@ def _amount(name: str, value) -> Real:
     if value > 1e9:
         raise HandError(f"{name} is too large (at most 1,000,000,000)", code="amount_too_large", field=name,
                         max="1,000,000,000")
+    if _in_cents(value) is None:  # 0.000004 a 台 could not be paid, and sums of it drift from zero
+        raise HandError(f"{name} takes at most two decimals, got {short_repr(value)}", code="amount_cents", field=name,
+                        value=value)
     return value
+
+
+def _in_cents(value: Real) -> int | None:
+    """The amount in hundredths when it is a whole number of them, else None (a game stored before
+    amounts were checked for it). repr gives the shortest decimal that reads back as the float."""
+    cents = Decimal(repr(value)) * 100
+    return int(cents) if cents == cents.to_integral_value() else None
 
 
 def _seat(name: str, value) -> int:
@@ -83,8 +97,8 @@ def parse_hand(data: dict) -> dict:
     if photo_id is not None and (not isinstance(photo_id, str) or not PHOTO_ID.fullmatch(photo_id)):
         raise HandError("photo_id must be the 64-character id a recognized photo got, or null", code="photo_id_bad")
     if kind == "draw":
-        counting_kong = data.get("counting_kong", False)
-        if not isinstance(counting_kong, bool):
+        counting_kong = data.get("counting_kong")  # None: not given (乐清's flow requires it; compute says so)
+        if counting_kong is not None and not isinstance(counting_kong, bool):
             raise HandError(f"counting_kong must be true or false, got {short_repr(counting_kong)}", code="not_a_bool",
                             field="counting_kong", value=counting_kong)
         return {"type": "draw", "winner": None, "discarder": None, "tai": 0,
@@ -93,6 +107,9 @@ def parse_hand(data: dict) -> dict:
         raise HandError(f"type must be 'win' or 'draw', got {short_repr(kind)}", code="hand_type", value=kind)
     if "winner" not in data:
         raise HandError("a win needs 'winner' (seat 0-3)", code="winner_missing")
+    if "discarder" not in data:  # a forgotten field must not make the other three pay a self-draw
+        raise HandError("a win needs 'discarder': the seat that discarded the winning tile, or null for a self-drawn win",
+                        code="discarder_missing")
     winner = _seat("winner", data["winner"])
     discarder = data.get("discarder")
     if discarder is not None:
@@ -152,7 +169,8 @@ def settle(setup: dict, table: RuleTable, state: GameState, hand: dict) -> dict:
 
 def _flow_result(hand: dict, deltas: dict) -> dict:
     if hand["type"] == "draw":
-        return {"type": "draw", "counting_kong": hand["counting_kong"]}
+        given = hand["counting_kong"] is not None
+        return {"type": "draw", **({"counting_kong": hand["counting_kong"]} if given else {})}
     return {"type": "win", "winner": hand["winner"], "discarder": hand["discarder"], "deltas": deltas}
 
 
@@ -162,9 +180,9 @@ def _clean(value: Real) -> Real:
     return int(value) if float(value).is_integer() else value
 
 
-def state_dict(state: GameState) -> dict:
+def state_dict(state: GameState, scale: int = 1) -> dict:
     d = state.to_dict()
-    d["scores"] = [_clean(v) for v in d["scores"]]
+    d["scores"] = [_clean(v / scale) for v in d["scores"]]
     d["round_wind_name"] = WIND_NAMES[state.round_wind]
     d["seat_winds"] = [WIND_NAMES[seat_wind(state, s)] for s in range(4)]
     return d
@@ -180,25 +198,40 @@ def compute(setup: dict, hands: list[dict]) -> dict:
     flow_rules = FlowRules.from_dict(table.flow)
     state = new_game(setup["players"], setup["first_dealer"])
     out, series = [], [[] for _ in range(4)]
+    # whole hundredths: every hand's deltas and the totals then sum to exactly zero at any stake
+    cents = (_in_cents(setup["base"]), _in_cents(setup["per_tai"]))
+    scale = 100 if None not in cents else 1
+    stakes = dict(setup, base=cents[0], per_tai=cents[1]) if scale == 100 else setup
     for n, hand in enumerate(hands, 1):
         before = state
         try:
-            money = settle(setup, table, before, hand)
+            money = settle(stakes, table, before, hand)
             state = apply_result(before, _flow_result(hand, money["deltas"]), flow_rules)
         except HandError as exc:
             raise HandError(f"hand {n}: {exc}", code="in_hand", n=n, cause=exc) from None
         out.append({"n": n, "type": hand["type"], "winner": hand["winner"], "discarder": hand["discarder"],
                     "tai": money["tai"], "hand_tai": money["hand_tai"], "dealer_tai": money["dealer_tai"],
                     "self_drawn": hand["type"] == "win" and hand["discarder"] is None,
-                    "counting_kong": hand["counting_kong"],
-                    "deltas": {str(s): _clean(v) for s, v in sorted(money["deltas"].items())},
+                    "counting_kong": bool(hand["counting_kong"]),
+                    "deltas": {str(s): _clean(v / scale) for s, v in sorted(money["deltas"].items())},
                     "dealer": before.dealer, "streak": before.streak, "round_wind": before.round_wind,
                     "photo_id": hand["photo_id"], "scored": hand["scored"],
                     "created_at": hand.get("created_at")})
         for s in range(4):
-            series[s].append(_clean(state.scores[s]))
-    return {"state": state_dict(state), "hands": out,
-            "totals": [_clean(v) for v in state.scores], "series": series}
+            series[s].append(_clean(state.scores[s] / scale))
+    return {"state": state_dict(state, scale), "hands": out,
+            "totals": [_clean(v / scale) for v in state.scores], "series": series}
+
+
+def check_game_size(hands: list[dict]) -> None:
+    """Refuse a change that would leave the game's scored copies too large for its export to be
+    imported again (each copy is checked alone by parse_hand; 2000 large ones were not)."""
+    total = sum(len(json.dumps(h["scored"], ensure_ascii=False).encode("utf-8")) for h in hands
+                if h.get("scored") is not None)
+    if total > MAX_GAME_SCORED_BYTES:
+        raise HandError(f"this game's stored scores would pass {MAX_GAME_SCORED_BYTES // 2**20} MB, more than its "
+                        "export could carry back in; record this hand without its score", code="game_scores_too_large",
+                        mb=MAX_GAME_SCORED_BYTES // 2**20)
 
 
 def game_view(game_id: str, setup: dict, hands: list[dict], version: int, created_at: str) -> dict:

@@ -17,7 +17,8 @@ from engine.errors import HandError, short_repr
 
 from . import jsonsafe
 from .errors import ApiError
-from .games import MAX_HANDS, MAX_SCORED_BYTES, MAX_SCORED_DEPTH, compute, game_view, summary_view
+from .games import (MAX_HANDS, MAX_SCORED_BYTES, MAX_SCORED_DEPTH, check_game_size, compute, game_view,
+                    summary_view)
 from .summary_cache import SummaryCache
 
 HAND_COLUMNS = ("type", "winner", "discarder", "tai", "counting_kong", "photo_id", "scored", "created_at")
@@ -118,7 +119,7 @@ def _summary(conn: sqlite3.Connection, game_id: str) -> dict:
 def _insert_hand(conn: sqlite3.Connection, game_id: str, n: int, hand: dict) -> None:
     values = dict(hand, created_at=hand.get("created_at") or now(),
                   scored=json.dumps(hand["scored"], ensure_ascii=False) if hand["scored"] is not None else None,
-                  counting_kong=int(hand["counting_kong"]))
+                  counting_kong=int(bool(hand["counting_kong"])))
     conn.execute(f"INSERT INTO hands (game_id, n, {', '.join(HAND_COLUMNS)}) "
                  f"VALUES (?, ?, {', '.join('?' * len(HAND_COLUMNS))})",
                  (game_id, n, *(values[c] for c in HAND_COLUMNS)))
@@ -128,6 +129,7 @@ def create_game(conn: sqlite3.Connection, setup: dict, hands: list[dict] = ()) -
     """A new game (with `hands` already played, for an import), checked before it is stored."""
     hands = [dict(h, created_at=h.get("created_at") or now()) for h in hands]
     compute(setup, hands)  # refuse an impossible import before writing anything
+    check_game_size(hands)
     game_id = secrets.token_hex(6)
     with write_transaction(conn):
         conn.execute("INSERT INTO games (id, players, rules, base, per_tai, first_dealer, version, created_at) "
@@ -161,6 +163,8 @@ def change_hands(conn: sqlite3.Connection, game_id: str, version, change) -> dic
         setup = _setup(row)
         new = change(setup, list(hands))
         compute(setup, new)
+        if len(new) >= len(hands):  # a deletion only ever shrinks a game, even one stored before the cap
+            check_game_size(new)
         first = next((i for i, (a, b) in enumerate(zip(hands, new)) if a != b), min(len(hands), len(new)))
         stored = [r[0] for r in conn.execute("SELECT n FROM hands WHERE game_id = ? ORDER BY n", (game_id,))]
         if stored != list(range(1, len(stored) + 1)):  # numbered with gaps (a damaged or edited file):
