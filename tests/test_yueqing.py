@@ -468,3 +468,16 @@ def test_four_wilds_cold_cache():
 def test_four_wilds():
     # four 財神 (E): a pair of them as the eyes is 做牛, the other two fill runs
     check(hand("13m 46p 456m 789p 789s EEE", "E", cs="E", self_drawn=True), 20, {"caishen_zuo_niu": 1})
+
+
+def test_the_dealer_is_always_east():
+    """Seed 004 §二: 庄家永远是"东"家. A dealer given as 南 made 南's pong the dealer's 字风位."""
+    for seat, dealer in (("S", "S"), ("E", "S"), ("S", True)):
+        with pytest.raises(HandError) as e:
+            score(Hand.from_dict({"rules": "yueqing", "concealed": "123456m 2789p 234s SSS", "winning_tile": "2p",
+                                  "seat_wind": seat, "dealer": dealer, "self_drawn": True,
+                                  "context": {"caishen": "5p"}}))
+        assert e.value.code == "yueqing_dealer_east"
+    east = score(Hand.from_dict({"rules": "yueqing", "concealed": "123456m 2789p 234s SSS", "winning_tile": "2p",
+                                 "seat_wind": "E", "dealer": True, "self_drawn": True, "context": {"caishen": "5p"}}))
+    assert east["win"] and "zi_feng_wei" not in items(east)
