@@ -57,6 +57,13 @@ class Features:
     def menqing(self) -> bool:
         return not self.open_melds
 
+    def menqing_under(self, cfg) -> bool:
+        """門清 as the table counts it: open_kong_breaks_menqing false lets an open kong of a
+        discard (明槓) keep it, as the seeds' words (吃 and 碰 only) can be read."""
+        if cfg.get("open_kong_breaks_menqing", True):
+            return self.menqing
+        return not [m for m in self.open_melds if m.type != "kong"]
+
     @property
     def self_drawn(self) -> bool:
         return self.hand.self_drawn
@@ -90,7 +97,7 @@ def _count_triplets(f: Features, kinds) -> int:
 
 @pattern
 def menqing(f, cfg):
-    return int(f.menqing)
+    return int(f.menqing_under(cfg))
 
 
 @pattern
@@ -100,7 +107,7 @@ def zimo(f, cfg):
 
 @pattern
 def menqing_zimo(f, cfg):
-    return int(f.menqing and f.self_drawn)
+    return int(f.menqing_under(cfg) and f.self_drawn)
 
 
 @pattern

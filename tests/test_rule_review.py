@@ -111,3 +111,28 @@ def test_earthly_win_on_the_dealers_first_discard_replaces_human_win(tmp_path):
     assert got.get("earthly_win") == 16 and "human_win" not in got
     other = entries({**won, "discarder": "W"})  # not the dealer's discard: 人胡
     assert other.get("human_win") == 12 and "earthly_win" not in other
+
+
+# --- 門清 and an open kong: the seeds name 吃 and 碰; common practice adds 明槓 (a setting) -------
+
+def test_an_open_kong_breaks_menqing_unless_the_table_says_not(tmp_path):
+    kong = {"concealed": "456m789p234s66p45s", "melds": [{"type": "kong", "tiles": "1111m"}], "winning_tile": "6s",
+            "seat_wind": "S", "discarder": "W", "rules": "platform-tai"}
+    assert "menqing" not in entries(kong)
+    path = tmp_path / "open.toml"
+    path.write_text('[table]\nid = "open"\nextends = "platform-tai"\n[settings]\nopen_kong_breaks_menqing = false\n',
+                    encoding="utf-8")
+    assert entries({**kong, "rules": str(path)})["menqing"] == 1
+    added = {**kong, "rules": str(path), "melds": [{"type": "addkong", "tiles": "1111m"}]}  # a pong came first
+    assert "menqing" not in entries(added)
+    drawn = {**kong, "rules": str(path), "self_drawn": True, "discarder": None}
+    assert entries(drawn).get("menqing_zimo") and "menqing" not in entries(drawn)
+
+
+def test_single_wait_by_tiles_leaves_two_tile_waits_out():
+    """2345m waits on 2m and 5m: a pair reading, but two tiles could win (the table's note)."""
+    two = {"concealed": "2345m789m123p456p789s", "winning_tile": "2m", "discarder": "W", "seat_wind": "S"}
+    assert "single_wait" not in entries(two)
+    held = {"concealed": "23m456p789p123s99s", "melds": [{"type": "ankong", "tiles": "1111m"}], "winning_tile": "4m",
+            "discarder": "W", "seat_wind": "S"}  # 1m all held: 4m alone wins
+    assert entries(held)["single_wait"] == 1
