@@ -138,10 +138,12 @@ def useful_tiles(counts, sets_needed: int | None = None) -> list[int]:
 def advise(counts, visible_counts=None, sets_needed: int | None = None) -> list[dict]:
     """Every distinct discard of a 3n+2 state, best first: lower shanten, then more useful copies.
 
-    A discard whose useful tiles are all out (a hand ready only on dead tiles) cannot get closer
-    by the tiles it waits for: it must draw a tile that reshapes it first, one draw more, as a
-    hand one step further away does. So it ranks one step further, by the live copies that
-    reshape it (`reshaping_copies`), beside the options of that step.
+    A discard whose useful tiles are all out cannot get closer by them. Ready on dead tiles, it
+    must first draw a tile that lets it discard into a ready hand with a live wait: one draw more,
+    as a hand one step further away needs. So it ranks one step further, by the unseen copies of
+    such tiles (`reshaping_copies`). A hand further away whose every useful tile is out ranks one
+    step further too, after the options of that step (its reshaping is not searched: each draw
+    would need a shanten search of every discard, seconds on an unusual hand).
 
     >>> from engine.tiles import parse_tiles, to_counts, tile_name
     >>> hand = to_counts(parse_tiles("123m456m789m123p45pEE9s"))
@@ -164,17 +166,19 @@ def advise(counts, visible_counts=None, sets_needed: int | None = None) -> list[
         option = {"discard": k, "shanten": s, "useful": useful, "useful_copies": copies,
                   "rank_shanten": s, "rank_copies": copies}
         if useful and not copies:
-            option["reshaping_copies"] = _reshaping_copies(c, n, s, visible)
-            option["rank_shanten"], option["rank_copies"] = s + 1, option["reshaping_copies"]
+            option["rank_shanten"], option["rank_copies"] = s + 1, 0
+            if s == 0:
+                option["reshaping_copies"] = option["rank_copies"] = _reshaping_copies(c, visible)
         options.append(option)
         c[k] += 1
     options.sort(key=lambda o: (o["rank_shanten"], -o["rank_copies"], o["shanten"], o["discard"]))
     return options
 
 
-def _reshaping_copies(c, n: int, s: int, visible) -> int:
-    """Live copies of the tiles that, drawn into a 3n+1 state whose useful tiles are all out, let
-    a discard (not the drawn tile) leave it closer, or as close with a useful copy left."""
+def _reshaping_copies(c, visible) -> int:
+    """Unseen copies of the tiles that, drawn into a ready 3n+1 state whose winning tiles are all
+    out, let a discard (not the drawn tile) leave it ready on a tile with a copy left. Only the
+    suit tables' winning tiles are asked, no shanten search."""
     seen = list(visible)
     total = 0
     for k in range(34):
@@ -183,17 +187,16 @@ def _reshaping_copies(c, n: int, s: int, visible) -> int:
             continue
         c[k] += 1
         seen[k] += 1
-        if any(_moves_on(c, n, s, d, seen) for d in range(34) if c[d] and d != k):
+        if any(_ready_on_a_live_tile(c, d, seen) for d in range(34) if c[d] and d != k):
             total += live
         c[k] -= 1
         seen[k] -= 1
     return total
 
 
-def _moves_on(c, n: int, s: int, d: int, seen) -> bool:
+def _ready_on_a_live_tile(c, d: int, seen) -> bool:
     c[d] -= 1
     try:
-        s2 = shanten(c, n)
-        return s2 < s or (s2 == s and any(remaining(u, seen) for u in useful_tiles(c, n)))
+        return any(c[u] < 4 and remaining(u, seen) for u in winning_tiles(c))
     finally:
         c[d] += 1

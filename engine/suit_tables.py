@@ -64,53 +64,57 @@ def completions(shape: tuple, sequences: bool = True) -> tuple[int, int]:
     return no_pair, with_pair
 
 
-def _blocks(counts: list, i: int, sequences: bool, m: int, t: int, p: int, best: list) -> None:
-    """Depth-first count of sets (m), partial sets (t) and a pair (p) in one part.
+# A part's kinds are placed left to right; once kind i is placed, nothing left of it remains, so
+# what can still be made depends only on the shape from kind i on. Each such suffix is solved once
+# (the depth-first search it replaces took 16 s for the shapes of one 15-tile 萬 hand).
+_MOVES = (  # (changes to kinds i, i+1, i+2), sets, partial sets, pair
+    ((3, 0, 0), 1, 0, 0),   # a triplet
+    ((1, 1, 1), 1, 0, 0),   # a run (sequences only)
+    ((2, 0, 0), 0, 0, 1),   # the pair
+    ((2, 0, 0), 0, 1, 0),   # a pair as a partial set
+    ((1, 1, 0), 0, 1, 0),   # two in a row (sequences only)
+    ((1, 0, 1), 0, 1, 0),   # two with a gap (sequences only)
+    ((1, 0, 0), 0, 0, 0),   # one copy left unused
+)
 
-    best[p][m] keeps the most partial sets seen for each (pair, sets) pair.
-    """
-    n = len(counts)
-    while i < n and counts[i] == 0:
+
+@lru_cache(maxsize=None)
+def _suffix_table(shape: tuple, sequences: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """best[p][m]: the most partial sets with exactly m sets and p pairs (0 or 1) from `shape`,
+    whose kinds before its first nonzero one are used up (NEG where none)."""
+    i = 0
+    while i < len(shape) and shape[i] == 0:
         i += 1
-    if i == n:
-        if t > best[p][m]:
-            best[p][m] = t
-        return
-    c = counts
-    if c[i] >= 3:
-        c[i] -= 3
-        _blocks(c, i, sequences, m + 1, t, p, best)
-        c[i] += 3
-    if sequences and i + 2 < n and c[i + 1] and c[i + 2]:
-        c[i] -= 1; c[i + 1] -= 1; c[i + 2] -= 1
-        _blocks(c, i, sequences, m + 1, t, p, best)
-        c[i] += 1; c[i + 1] += 1; c[i + 2] += 1
-    if c[i] >= 2:
-        c[i] -= 2
-        if not p:
-            _blocks(c, i, sequences, m, t, 1, best)
-        _blocks(c, i, sequences, m, t + 1, p, best)
-        c[i] += 2
-    if sequences and i + 1 < n and c[i + 1]:
-        c[i] -= 1; c[i + 1] -= 1
-        _blocks(c, i, sequences, m, t + 1, p, best)
-        c[i] += 1; c[i + 1] += 1
-    if sequences and i + 2 < n and c[i + 2]:
-        c[i] -= 1; c[i + 2] -= 1
-        _blocks(c, i, sequences, m, t + 1, p, best)
-        c[i] += 1; c[i + 2] += 1
-    # leave one copy of tile i unused
-    c[i] -= 1
-    _blocks(c, i, sequences, m, t, p, best)
-    c[i] += 1
+    if i == len(shape):
+        return (0,) + (NEG,) * 5, (NEG,) * 6
+    best = [[NEG] * 6, [NEG] * 6]
+    c = list(shape[i:])
+    for change, dm, dt, dp in _MOVES:
+        if (change[1] or change[2]) and not sequences:
+            continue
+        if any(k >= len(c) and d for k, d in enumerate(change)) or any(
+                c[k] < d for k, d in enumerate(change) if k < len(c)):
+            continue
+        for k, d in enumerate(change):
+            if d:
+                c[k] -= d
+        sub = _suffix_table(tuple(c), sequences)
+        for k, d in enumerate(change):
+            if d:
+                c[k] += d
+        for p2 in (0, 1):
+            if dp + p2 > 1:
+                continue
+            for m2, t2 in enumerate(sub[p2]):
+                if t2 != NEG and dm + m2 < 6 and dt + t2 > best[dp + p2][dm + m2]:
+                    best[dp + p2][dm + m2] = dt + t2
+    return tuple(best[0]), tuple(best[1])
 
 
 @lru_cache(maxsize=None)
 def block_table(shape: tuple, sequences: bool = True) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """For pair in (0, 1): the most partial sets achievable with exactly m sets, m = 0..5."""
-    best = [[NEG] * 6, [NEG] * 6]
-    _blocks(list(shape), 0, sequences, 0, 0, 0, best)
-    return tuple(best[0]), tuple(best[1])
+    return _suffix_table(tuple(shape), sequences)
 
 
 @lru_cache(maxsize=None)

@@ -232,8 +232,8 @@ def _check_hand(hand: Hand, table) -> tuple[int, int]:
                         tile=tile_name(flower), tile_zh=zh_name(flower))
     hand.validate(hand_size=table.hand_size)
     if hand.dealer != 0:  # seed 004 §二: 庄家永远是"东"家 (seat winds count from the dealer)
-        raise HandError(f"乐清's dealer is always 東 (seed 004), got {WIND_NAMES[hand.dealer]}: give the dealer's "
-                        "hand seat_wind E", code="yueqing_dealer_east", dealer=WIND_NAMES[hand.dealer])
+        raise HandError(f"乐清's dealer is always 東 (seed 004), not {WIND_NAMES[hand.dealer]}: the dealer sits 東",
+                        code="yueqing_dealer_east", dealer=WIND_NAMES[hand.dealer], dealer_zh="東南西北"[hand.dealer])
     if hand.context.kong_replacement and not any(m.is_kong for m in hand.melds) and not hand.flowers:
         # seed 004: 杠杠胡 = 开杠抓进的牌成胡; with no kong (nor a flower laid out) nothing was drawn in replacement
         raise HandError("a win on a replacement draw needs a kong (or a flower laid out) in the hand",

@@ -187,3 +187,31 @@ def ref_shanten_structural(counts, sets_needed: int | None = None) -> int:
     only for hands holding all four copies of a kind.
     """
     return _shanten(counts, sets_needed, None)
+
+
+def ref_block_table(shape, sequences: bool = True) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """engine.suit_tables.block_table by plain depth-first search over every way to lay out the
+    part's tiles (the engine's search before it solved each suffix once): best[p][m] is the most
+    partial sets with exactly m sets and p pairs, -1 where none."""
+    best = [[-1] * 6, [-1] * 6]
+
+    def walk(c: list, i: int, m: int, t: int, p: int) -> None:
+        while i < len(c) and c[i] == 0:
+            i += 1
+        if i == len(c):
+            best[p][m] = max(best[p][m], t)
+            return
+        moves = [((3,), 1, 0, 0), ((2,), 0, 1, 0), ((1,), 0, 0, 0)] + ([((2,), 0, 0, 1)] if not p else [])
+        if sequences:
+            moves += [((1, 1, 1), 1, 0, 0), ((1, 1), 0, 1, 0), ((1, 0, 1), 0, 1, 0)]
+        for change, dm, dt, dp in moves:
+            if i + len(change) > len(c) or any(c[i + k] < d for k, d in enumerate(change)):
+                continue
+            for k, d in enumerate(change):
+                c[i + k] -= d
+            walk(c, i, m + dm, t + dt, p + dp)
+            for k, d in enumerate(change):
+                c[i + k] += d
+
+    walk(list(shape), 0, 0, 0, 0)
+    return tuple(best[0]), tuple(best[1])

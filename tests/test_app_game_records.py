@@ -66,10 +66,13 @@ def test_a_game_whose_scores_outgrow_its_export_is_refused(client, monkeypatch):
     exported = client.get(f"/api/games/{g['id']}/export.json").get_json()
     back = client.post("/api/games/import", json=exported, headers=FETCH)
     assert back.status_code == 201 and len(back.get_json()["hands"]) == 4
-    # an import over the budget is refused the same way, and deleting a hand is never refused
-    too_big = dict(exported, hands=exported["hands"] + [dict(exported["hands"][0])])
-    assert client.post("/api/games/import", json=too_big, headers=FETCH).get_json()["code"] == "game_scores_too_large"
+    # a game already over the cap (stored before it, or imported: an import that fits the upload
+    # limit exports again): what does not add to its scores goes through, what adds is refused
     monkeypatch.setattr(games, "MAX_GAME_SCORED_BYTES", 1)
+    gid = back.get_json()["id"]
+    assert client.post(f"/api/games/{gid}/hands", json=dict(hand, scored=None), headers=FETCH).status_code == 201
+    assert client.put(f"/api/games/{gid}/hands/1", json=dict(hand, scored=None), headers=FETCH).status_code == 200
+    assert client.post(f"/api/games/{gid}/hands", json=hand, headers=FETCH).get_json()["code"] == "game_scores_too_large"
     assert client.delete(f"/api/games/{g['id']}/hands/1", headers=FETCH).status_code == 200
 
 
@@ -118,4 +121,13 @@ def test_a_game_stored_with_finer_stakes_still_reads(client):
     hands = [{"type": "win", "winner": 1, "discarder": None, "tai": 0, "counting_kong": False, "photo_id": None,
               "scored": None}]
     out = games.compute(setup, hands)
-    assert out["hands"][0]["deltas"]["1"] == pytest.approx(1.2e-6, abs=1e-6)
+    # three payments of 4e-7 each, in floats as before, shown to six decimals
+    assert out["hands"][0]["deltas"] == {"0": 0, "1": 1e-06, "2": 0, "3": 0}
+
+
+def test_an_export_of_a_game_with_finer_stakes_imports_again(client):
+    """Exports of games recorded before stakes were held to hundredths import as they are."""
+    g = _game(client)
+    exported = client.get(f"/api/games/{g['id']}/export.json").get_json()
+    back = client.post("/api/games/import", json=dict(exported, base=0.005), headers=FETCH)
+    assert back.status_code == 201 and back.get_json()["base"] == 0.005

@@ -213,7 +213,7 @@ def test_export_csv_and_json_import_round_trip(client):
     assert copy["id"] != g["id"]
     for key in ("players", "rules", "base", "per_tai", "first_dealer", "state", "hands", "totals", "series"):
         assert copy[key] == g[key], key
-    bad = dict(exported, hands=exported["hands"] + [{"type": "win", "winner": 9, "tai": 1}])
+    bad = dict(exported, hands=exported["hands"] + [{"type": "win", "winner": 9, "discarder": None, "tai": 1}])
     r = client.post("/api/games/import", json=bad, headers=FETCH)
     assert r.status_code == 400 and r.get_json()["error"].startswith("hand 5:")
     assert len(client.get("/api/games").get_json()) == 2

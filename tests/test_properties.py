@@ -318,8 +318,9 @@ def _ref_reshaping(counts, n, seen) -> int:
 @given(st.integers(1, 2).flatmap(lambda n: near_complete_counts(n).flatmap(
     lambda c: st.tuples(st.just(c), visible_for(c)))))
 def test_advise_ranks_a_dead_discard_one_step_further(case):
-    """A discard whose improving tiles are all seen ranks at shanten + 1 by the copies that
-    reshape it; every other at its shanten by its improving copies; best first by that key."""
+    """A discard whose improving tiles are all seen ranks at shanten + 1: ready, by the copies that
+    reshape it into a ready hand with a live wait; every other at its shanten by its improving
+    copies; best first by that key."""
     counts, seen = case
     n = (sum(counts) - 2) // 3
     options = advise(counts, seen, n)
@@ -328,8 +329,11 @@ def test_advise_ranks_a_dead_discard_one_step_further(case):
         assert o["useful_copies"] == _ref_useful_copies(after, n, seen), show(counts)
         dead = bool(o["useful"]) and not o["useful_copies"]
         event("dead" if dead else "live")
-        if dead:
-            assert (o["rank_shanten"], o["rank_copies"]) == (o["shanten"] + 1, _ref_reshaping(after, n, seen))
+        if dead and o["shanten"] == 0:
+            assert (o["rank_shanten"], o["rank_copies"]) == (1, _ref_reshaping(after, n, seen))
+            assert o["reshaping_copies"] == o["rank_copies"]
+        elif dead:  # further away with every useful tile out: one step further, not searched
+            assert (o["rank_shanten"], o["rank_copies"]) == (o["shanten"] + 1, 0) and "reshaping_copies" not in o
         else:
             assert (o["rank_shanten"], o["rank_copies"]) == (o["shanten"], o["useful_copies"])
     keys = [(o["rank_shanten"], -o["rank_copies"]) for o in options]
@@ -471,3 +475,17 @@ def test_compact_notation_examples():
     assert parse_tiles("123m 55p EEE 1f") == parse_tiles("1m 2m 3m 5p 5p E E E 1f")
     assert format_tiles(parse_tiles("EEE 55p 789s 456p 123m")) == "123m 45556p 789s EEE"
     assert parse_tiles("一萬 東 紅中 梅 白板 發") == parse_tiles("1m E C 5f P F")
+
+
+# --- (g) the per-suit tables against a plain search -----------------------------------------------
+
+@fixed(300)
+@given(st.lists(st.integers(0, 4), min_size=9, max_size=9).filter(lambda s: sum(s) <= 11), st.booleans())
+def test_block_table_matches_a_plain_search(shape, sequences):
+    """The suffix-by-suffix tables (16 s of search for one 15-tile 萬 hand before) give what every
+    layout of the part's tiles gives."""
+    from engine.suit_tables import NEG, block_table
+    from tests.reference import ref_block_table
+
+    got = tuple(tuple(-1 if t == NEG else t for t in row) for row in block_table(tuple(shape), sequences))
+    assert got == ref_block_table(shape, sequences), (shape, sequences)

@@ -42,7 +42,7 @@ def from_json(data: dict) -> tuple[dict, list[dict]]:
     if data.get("format") not in (None, EXPORT_FORMAT):
         raise HandError(f"not a game export (format {short_repr(data.get('format'))})", code="not_an_export",
                         format=data.get("format"))
-    setup = parse_setup(data)
+    setup = parse_setup(data, cents=False)  # an export of a game recorded before stakes were held to hundredths
     hands_in = data.get("hands", [])
     if not isinstance(hands_in, list):
         raise HandError("hands must be a list", code="hands_not_list")

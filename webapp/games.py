@@ -38,14 +38,14 @@ def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _amount(name: str, value) -> Real:
+def _amount(name: str, value, cents: bool = True) -> Real:
     if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value < 0:
         raise HandError(f"{name} must be a number ≥ 0, got {short_repr(value)}", code="not_non_negative", field=name,
                         value=value)
     if value > 1e9:
         raise HandError(f"{name} is too large (at most 1,000,000,000)", code="amount_too_large", field=name,
                         max="1,000,000,000")
-    if _in_cents(value) is None:  # 0.000004 a 台 could not be paid, and sums of it drift from zero
+    if cents and _in_cents(value) is None:  # 0.000004 a 台 could not be paid, and sums of it drift from zero
         raise HandError(f"{name} takes at most two decimals, got {short_repr(value)}", code="amount_cents", field=name,
                         value=value)
     return value
@@ -72,8 +72,9 @@ def rule_table(rules) -> RuleTable:
     return load_table(rules)
 
 
-def parse_setup(data: dict) -> dict:
-    """Checked game settings: players, rules, base, per_tai, first_dealer."""
+def parse_setup(data: dict, cents: bool = True) -> dict:
+    """Checked game settings: players, rules, base, per_tai, first_dealer. cents=False takes an
+    export's finer stakes, recorded before amounts were held to hundredths (settled as before)."""
     players = data.get("players")
     if not isinstance(players, list) or len(players) != 4 or not all(isinstance(p, str) for p in players):
         raise HandError("players must be a list of four names", code="players_four")
@@ -85,8 +86,8 @@ def parse_setup(data: dict) -> dict:
     rules = data.get("rules", "tw-standard")
     rule_table(rules)
     return {"players": players, "rules": rules,
-            "base": _amount("base", data.get("base", 100)),
-            "per_tai": _amount("per_tai", data.get("per_tai", 20)),
+            "base": _amount("base", data.get("base", 100), cents),
+            "per_tai": _amount("per_tai", data.get("per_tai", 20), cents),
             "first_dealer": _seat("first_dealer", data.get("first_dealer", 0))}
 
 
@@ -223,12 +224,19 @@ def compute(setup: dict, hands: list[dict]) -> dict:
             "totals": [_clean(v / scale) for v in state.scores], "series": series}
 
 
-def check_game_size(hands: list[dict]) -> None:
-    """Refuse a change that would leave the game's scored copies too large for its export to be
-    imported again (each copy is checked alone by parse_hand; 2000 large ones were not)."""
-    total = sum(len(json.dumps(h["scored"], ensure_ascii=False).encode("utf-8")) for h in hands
-                if h.get("scored") is not None)
-    if total > MAX_GAME_SCORED_BYTES:
+def scored_bytes(hands: list[dict]) -> int:
+    """The UTF-8 bytes of the hands' scored copies, as stored and exported."""
+    return sum(len(json.dumps(h["scored"], ensure_ascii=False).encode("utf-8")) for h in hands
+               if h.get("scored") is not None)
+
+
+def check_game_size(before: list[dict], after: list[dict]) -> None:
+    """Refuse a change that would take the game's scored copies past the cap, where its export
+    could not be imported again (each copy is checked alone by parse_hand; 2000 large ones were
+    not). A change that does not add to them (a draw, an edit dropping a score) always goes
+    through, so a game stored over the cap before it existed stays editable."""
+    total = scored_bytes(after)
+    if total > MAX_GAME_SCORED_BYTES and total > scored_bytes(before):
         raise HandError(f"this game's stored scores would pass {MAX_GAME_SCORED_BYTES // 2**20} MB, more than its "
                         "export could carry back in; record this hand without its score", code="game_scores_too_large",
                         mb=MAX_GAME_SCORED_BYTES // 2**20)

@@ -129,7 +129,6 @@ def create_game(conn: sqlite3.Connection, setup: dict, hands: list[dict] = ()) -
     """A new game (with `hands` already played, for an import), checked before it is stored."""
     hands = [dict(h, created_at=h.get("created_at") or now()) for h in hands]
     compute(setup, hands)  # refuse an impossible import before writing anything
-    check_game_size(hands)
     game_id = secrets.token_hex(6)
     with write_transaction(conn):
         conn.execute("INSERT INTO games (id, players, rules, base, per_tai, first_dealer, version, created_at) "
@@ -163,8 +162,7 @@ def change_hands(conn: sqlite3.Connection, game_id: str, version, change) -> dic
         setup = _setup(row)
         new = change(setup, list(hands))
         compute(setup, new)
-        if len(new) >= len(hands):  # a deletion only ever shrinks a game, even one stored before the cap
-            check_game_size(new)
+        check_game_size(hands, new)
         first = next((i for i, (a, b) in enumerate(zip(hands, new)) if a != b), min(len(hands), len(new)))
         stored = [r[0] for r in conn.execute("SELECT n FROM hands WHERE game_id = ? ORDER BY n", (game_id,))]
         if stored != list(range(1, len(stored) + 1)):  # numbered with gaps (a damaged or edited file):
