@@ -479,7 +479,7 @@ def test_compact_notation_examples():
 
 # --- (g) the per-suit tables against a plain search -----------------------------------------------
 
-@fixed(300)
+@fixed(150)
 @given(st.lists(st.integers(0, 4), min_size=9, max_size=9).filter(lambda s: sum(s) <= 11), st.booleans())
 def test_block_table_matches_a_plain_search(shape, sequences):
     """The suffix-by-suffix tables (16 s of search for one 15-tile 萬 hand before) give what every
