@@ -66,7 +66,7 @@ def completions(shape: tuple, sequences: bool = True) -> tuple[int, int]:
 
 # A part's kinds are placed left to right; once kind i is placed, nothing left of it remains, so
 # what can still be made depends only on the shape from kind i on. Each such suffix is solved once
-# (the depth-first search it replaces took 16 s for the shapes of one 15-tile 萬 hand).
+# (the depth-first search it replaces took 5 s to advise one 17-tile state holding 15 萬).
 _MOVES = (  # (changes to kinds i, i+1, i+2), sets, partial sets, pair
     ((3, 0, 0), 1, 0, 0),   # a triplet
     ((1, 1, 1), 1, 0, 0),   # a run (sequences only)
