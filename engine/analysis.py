@@ -197,6 +197,6 @@ def _reshaping_copies(c, visible) -> int:
 def _ready_on_a_live_tile(c, d: int, seen) -> bool:
     c[d] -= 1
     try:
-        return any(c[u] < 4 and remaining(u, seen) for u in winning_tiles(c))
+        return bool(waits(c, seen))  # seen holds the hand, so a kind it has four of has no copy left
     finally:
         c[d] += 1

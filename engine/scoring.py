@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .analysis import is_complete, winning_tiles
+from .analysis import is_complete, waits
 from .errors import HandError
 from .hand import WIND_NAMES, Hand
 from .patterns import DEALER_PATTERNS, PATTERNS, Features
@@ -88,7 +88,7 @@ def possible_waits(hand: Hand) -> int:
     if sum(pre_win) % 3 != 1:
         return 0
     held = to_counts([t for m in hand.melds for t in m.tiles] + list(hand.concealed))
-    return sum(1 for k in winning_tiles(pre_win) if held[k] < 4)
+    return len(waits(pre_win, held))  # a kind the hand holds four of has no copy left to win on
 
 
 def candidate_readings(hand: Hand, table: RuleTable) -> list[Reading]:

@@ -79,9 +79,9 @@ _MOVES = (  # (changes to kinds i, i+1, i+2), sets, partial sets, pair
 
 
 @lru_cache(maxsize=None)
-def _suffix_table(shape: tuple, sequences: bool) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """best[p][m]: the most partial sets with exactly m sets and p pairs (0 or 1) from `shape`,
-    whose kinds before its first nonzero one are used up (NEG where none)."""
+def block_table(shape: tuple, sequences: bool = True) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """For pair in (0, 1): the most partial sets achievable with exactly m sets, m = 0..5 (NEG
+    where none). Solved from the shape's first nonzero kind on, each suffix once."""
     i = 0
     while i < len(shape) and shape[i] == 0:
         i += 1
@@ -92,13 +92,12 @@ def _suffix_table(shape: tuple, sequences: bool) -> tuple[tuple[int, ...], tuple
     for change, dm, dt, dp in _MOVES:
         if (change[1] or change[2]) and not sequences:
             continue
-        if any(k >= len(c) and d for k, d in enumerate(change)) or any(
-                c[k] < d for k, d in enumerate(change) if k < len(c)):
+        if any(d and (k >= len(c) or c[k] < d) for k, d in enumerate(change)):
             continue
         for k, d in enumerate(change):
             if d:
                 c[k] -= d
-        sub = _suffix_table(tuple(c), sequences)
+        sub = block_table(tuple(c), sequences)
         for k, d in enumerate(change):
             if d:
                 c[k] += d
@@ -109,12 +108,6 @@ def _suffix_table(shape: tuple, sequences: bool) -> tuple[tuple[int, ...], tuple
                 if t2 != NEG and dm + m2 < 6 and dt + t2 > best[dp + p2][dm + m2]:
                     best[dp + p2][dm + m2] = dt + t2
     return tuple(best[0]), tuple(best[1])
-
-
-@lru_cache(maxsize=None)
-def block_table(shape: tuple, sequences: bool = True) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """For pair in (0, 1): the most partial sets achievable with exactly m sets, m = 0..5."""
-    return _suffix_table(tuple(shape), sequences)
 
 
 @lru_cache(maxsize=None)

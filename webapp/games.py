@@ -131,7 +131,7 @@ def parse_hand(data: dict) -> dict:
         if depth(scored) > MAX_SCORED_DEPTH:
             raise HandError(f"scored is nested too deeply; at most {MAX_SCORED_DEPTH} levels",
                             code="scored_too_deep", limit=MAX_SCORED_DEPTH)
-        if len(json.dumps(scored, ensure_ascii=False).encode("utf-8")) > MAX_SCORED_BYTES:
+        if scored_size(scored) > MAX_SCORED_BYTES:
             raise HandError("scored is too large", code="scored_too_large")
     return {"type": "win", "winner": winner, "discarder": discarder, "tai": tai,
             "counting_kong": False, "photo_id": photo_id, "scored": scored}
@@ -224,10 +224,14 @@ def compute(setup: dict, hands: list[dict]) -> dict:
             "totals": [_clean(v / scale) for v in state.scores], "series": series}
 
 
+def scored_size(scored: dict) -> int:
+    """The UTF-8 bytes of one scored copy, as stored and exported."""
+    return len(json.dumps(scored, ensure_ascii=False).encode("utf-8"))
+
+
 def scored_bytes(hands: list[dict]) -> int:
-    """The UTF-8 bytes of the hands' scored copies, as stored and exported."""
-    return sum(len(json.dumps(h["scored"], ensure_ascii=False).encode("utf-8")) for h in hands
-               if h.get("scored") is not None)
+    """The UTF-8 bytes of the hands' scored copies together."""
+    return sum(scored_size(h["scored"]) for h in hands if h.get("scored") is not None)
 
 
 def check_game_size(before: list[dict], after: list[dict]) -> None:
