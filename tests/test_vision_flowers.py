@@ -191,8 +191,9 @@ def test_procedural_flowers_carry_their_sets_printed_numbers(monkeypatch):
     assert len(held["cls"]) == 8
 
 
-def test_adapt_tunes_the_reader_on_the_players_flowers_and_keeps_the_previous_one(tmp_path):
+def test_adapt_tunes_the_reader_on_the_players_flowers_and_keeps_the_previous_one(tmp_path, monkeypatch):
     torch = pytest.importorskip("torch")
+    import training.adapt_readers as adapt_readers
     from training.adapt_readers import WEIGHTS_FILE, adapt_reader
     from training.train_flower_reader import export_onnx, from_classifier, procedural_flowers
 
@@ -216,10 +217,13 @@ def test_adapt_tunes_the_reader_on_the_players_flowers_and_keeps_the_previous_on
     assert adapt_reader(tmp_path, crops[-2:], other[-2:], [], None) is None  # no flowers
     # the classifier's held photos: one holding no flower is no part to judge the reader on
     no_flower, half = np.arange(len(other)) >= 16, np.arange(len(other)) < 8
-    judged = adapt_reader(tmp_path, crops, other, [no_flower, half], None, steps=1, install_if_better=False,
+    steps, tune = [], adapt_readers.fine_tune
+    monkeypatch.setattr(adapt_readers, "fine_tune", lambda *a, **k: steps.append(k["steps"]) or tune(*a, **k))
+    judged = adapt_reader(tmp_path, crops, other, [no_flower, half], None, steps=4, install_if_better=False,
                           batch=8)
     assert judged["held_out_by_photo"] is True and judged["held_parts"] == 1 and judged["held_out_crops"] == 8
     assert judged["installed"] is False  # asked not to install
+    assert steps == [2]  # the held check tunes half as long as an installed reader is tuned
 
 
 class _FixedReader:

@@ -536,7 +536,8 @@ class _Says:
 def test_adapt_judges_held_photos_in_turn_by_the_right_class_probability(tmp_path, monkeypatch):
     """Each of two held photos is left out of one fine-tuning and read by it; the tuned classifier
     is installed only where the mean probability of the right class beats the current one's over
-    both, then tuned once more on every photo."""
+    both, then tuned once more on every photo. The check's models are tuned half as long
+    (CHECK_SHARE) as the one installed."""
     import training.adapt as adapt
     from training.dataset import crops_from_pairs, list_pairs
 
@@ -553,7 +554,7 @@ def test_adapt_judges_held_photos_in_turn_by_the_right_class_probability(tmp_pat
         monkeypatch.setattr(adapt, "load_net", lambda d: _Says(5, 0.6))
 
         def tuned(net, crops_, cls_, **k):
-            calls.append(len(crops_))
+            calls.append((len(crops_), k["epochs"]))
             return _Says(5, tuned_p)
 
         monkeypatch.setattr(adapt, "fine_tune", tuned)
@@ -571,7 +572,7 @@ def test_adapt_judges_held_photos_in_turn_by_the_right_class_probability(tmp_pat
             assert report[f"{side}_brier"] == pytest.approx((1 - p) ** 2 + (1 - p) ** 2 / 42, abs=1e-4)
         assert report["installed"] is installed
         # one fine-tuning without each held photo, and once more on all of them when installed
-        assert calls == [len(crops) - int(f.sum()) for f in folds] + ([len(crops)] if installed else [])
+        assert calls == [(len(crops) - int(f.sum()), 15) for f in folds] + ([(len(crops), 30)] if installed else [])
         assert (models / "installed").exists() is installed
 
 
