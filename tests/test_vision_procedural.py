@@ -135,16 +135,20 @@ def test_an_index_goes_in_a_corner_or_in_the_middle_gap():
     assert np.array_equal(gap[0], right[0])  # 一萬 has no gap: its index stays in the corner
 
 
-def _ink_rows(face: np.ndarray, part: tuple[float, float]) -> int:
-    """How many pixel rows of the face's band part (top, bottom, as shares of its height) hold ink."""
+def _ink_band(face: np.ndarray, part: tuple[float, float]) -> np.ndarray:
+    """Where the face's band part (top, bottom, as shares of its height) holds ink."""
     h = face.shape[0]
-    return int((face[int(part[0] * h):int(part[1] * h), :, 3] > 128).any(1).sum())
+    return face[int(part[0] * h):int(part[1] * h), :, 3] > 128
+
+
+def _ink_rows(face: np.ndarray, part: tuple[float, float]) -> int:
+    """How many pixel rows of the face's band part hold ink."""
+    return int(_ink_band(face, part).any(1).sum())
 
 
 def _ink_aspect(face: np.ndarray, part: tuple[float, float]) -> float:
     """Height over width of the ink in the face's band part: how tall its character stands."""
-    h = face.shape[0]
-    ink = face[int(part[0] * h):int(part[1] * h), :, 3] > 128
+    ink = _ink_band(face, part)
     rows, cols = np.flatnonzero(ink.any(1)), np.flatnonzero(ink.any(0))
     return (rows[-1] - rows[0] + 1) / (cols[-1] - cols[0] + 1)
 

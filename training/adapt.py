@@ -76,6 +76,16 @@ HELD_FOLDS = 2
 CHECK_SHARE = 0.5
 
 
+def check_length(full: int, held: bool) -> int:
+    """The steps (or epochs) of a held check's tuning, where the installed model's are `full`:
+    CHECK_SHARE of them with held photos, all of them without (the check's model is installed).
+
+    >>> check_length(30, True), check_length(1, True), check_length(150, False)
+    (15, 1, 150)
+    """
+    return max(1, round(full * CHECK_SHARE)) if held else full
+
+
 # A tuning step of 64 crops at 64 px runs about 1.4 times faster with channels-last tensors on two
 # x86 cores (the readers' steps of 32 crops at 96 px do not; models/README.md). Not measured on
 # ARM (a Raspberry Pi), so left as it was there.
@@ -307,14 +317,13 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
     part = lambda idx: None if nums is None else nums[idx]  # noqa: E731
     t0, cpu0 = time.time(), time.process_time()
 
-    def tune(train: np.ndarray, share: float = 1.0) -> TileNet:
-        return fine_tune(tunable_net(models_dir, members), crops[train], cls[train],
-                         epochs=max(1, round(epochs * share)), batch=batch, seed=seed, numbers=part(train),
-                         replay=replay)
+    def tune(train: np.ndarray, length: int = epochs) -> TileNet:
+        return fine_tune(tunable_net(models_dir, members), crops[train], cls[train], epochs=length, batch=batch,
+                         seed=seed, numbers=part(train), replay=replay)
 
     # no folds: one photo, judged on its own tiles under other looks by the model it installs
     judged = judged_in_turn(folds, len(cls), load_net(models_dir),
-                            lambda train: tune(train, CHECK_SHARE if folds else 1.0),
+                            lambda train: tune(train, check_length(epochs, bool(folds))),
                             lambda net, test: held_reading(net, crops[test], cls[test], part(test)))
     before, after, new = judged["before"], judged["after"], judged["net"]
     installed = bool(install_if_better and after["score"] > before["score"])

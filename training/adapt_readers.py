@@ -25,7 +25,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from training.adapt import CHECK_SHARE, HELD_COPIES, MAX_JITTER, balanced_pick, judged_in_turn, number_targets
+from training.adapt import HELD_COPIES, MAX_JITTER, balanced_pick, check_length, judged_in_turn, number_targets
 from training.adapt_detector import keep_previous
 from training import train_group_reader as tgr
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss
@@ -150,14 +150,14 @@ def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, folds: li
         rehearsal = reader_crops(replay["crops"], replay["cls"], replay["numbers"], kind)[:3]
     parts = [f[mine] for f in folds if f[mine].any() and (~f[mine]).any()]
 
-    def tune(train: np.ndarray, share: float = 1.0):
-        return fine_tune(load_reader(models_dir, kind), x[train], y[train], k[train],
-                         steps=max(1, round(steps * share)), batch=batch, seed=seed, replay=rehearsal)
+    def tune(train: np.ndarray, length: int = steps):
+        return fine_tune(load_reader(models_dir, kind), x[train], y[train], k[train], steps=length, batch=batch,
+                         seed=seed, replay=rehearsal)
 
     # no parts: judged on its own crops under other looks by the model it installs; with parts the
-    # check's models are tuned CHECK_SHARE as long, as the classifier's are
+    # check's models are tuned shorter, as the classifier's are
     judged = judged_in_turn(parts, len(y), load_reader(models_dir, kind),
-                            lambda train: tune(train, CHECK_SHARE if parts else 1.0),
+                            lambda train: tune(train, check_length(steps, bool(parts))),
                             lambda net, test: held_reading(net, x[test], y[test], k[test]))
     before, after, new_net = judged["before"], judged["after"], judged["net"]
     installed = bool(install_if_better and after["score"] > before["score"])
