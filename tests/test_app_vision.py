@@ -189,9 +189,11 @@ def test_adapt_runs_one_job_in_the_background(tmp_path, fake):
     c.post("/api/examples", json={"photo_id": pid, "tiles": [{"tile": "1m", "box": [0, 0, 9, 9]}]}, headers=FETCH)
     r = c.post("/api/adapt", headers=FETCH)
     assert r.status_code == 202 and r.get_json()["status"] == "running"
+    assert 0 <= r.get_json()["elapsed_s"] < 20  # the page says how long it has run
     assert c.post("/api/adapt", headers=FETCH).status_code == 409
     c.application.extensions["mahjong"].adapt.wait(20)
     assert c.get("/api/adapt").get_json()["status"] == "done"
+    assert "elapsed_s" not in c.get("/api/adapt").get_json()
     assert c.get("/api/adapt").get_json()["log_tail"] == "adapting []\n"
 
 

@@ -954,3 +954,39 @@ def test_one_damaged_game_leaves_the_others_listed(tmp_path, new_page, size):
         assert not score.js_errors, score.js_errors
     finally:
         shutdown()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_flagged_tile_says_why_and_corrections_save_without_scoring(tmp_path, new_page, size):
+    """The player sees why a tile is flagged, at the tile and in its sheet, and saves a corrected
+    photo for adapting with its own button: no 算台 (which a photo of loose tiles cannot pass) needed."""
+    url, shutdown = thread_server(tmp_path)
+    try:
+        page = page_at(new_page, size, url + "/")
+        page.set_input_files("#photo-input", str(PHOTOS[0]))
+        expect(page.locator("#photo-status")).to_have_attribute("data-kind", "ok")
+        flagged = page.locator("#hand-editor .tile-btn.flagged")
+        expect(flagged).to_have_count(1)
+        expect(flagged).to_have_attribute("aria-label", re.compile(r"不確定是哪一張牌 · 辨識信心 \d+%"))
+        save = page.locator("#save-corrections")
+        expect(save).to_be_visible()
+        expect(save).to_be_disabled()  # nothing corrected yet
+        expect(page.locator("#examples-help")).to_be_visible()
+        flagged.click()
+        expect(page.locator("#sheet-why")).to_contain_text("不確定是哪一張牌")
+        expect(page.locator("#sheet-why")).to_contain_text("辨識信心")
+        snap(page, f"score-flag-why-{size}")
+        page.click('#tile-sheet button.key[data-tile="7s"]')
+        expect(save).to_be_enabled()
+        save.click()
+        expect(page.locator("#corrections-status")).to_have_text("已把更正送出當作訓練樣本（共 1 張照片）")
+        expect(page.locator("#examples-count")).to_have_text("已把更正送出當作訓練樣本（共 1 張照片）")
+        expect(page.locator("#adapt-button")).to_be_enabled()
+        save.click()  # the same corrections again: said, not stored twice
+        expect(page.locator("#corrections-status")).to_have_text("這張照片的更正已經存過了（共 1 張照片）")
+        save.scroll_into_view_if_needed()
+        snap(page, f"score-corrections-saved-{size}")
+        no_horizontal_scroll(page)
+        assert not page.js_errors
+    finally:
+        shutdown()

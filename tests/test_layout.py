@@ -36,7 +36,7 @@ def test_plain_row_is_all_concealed():
         "concealed": HAND16.split(), "concealed_indices": list(range(16)),
         "melds": [], "flowers": [], "flower_indices": [],
         "winning_tile": None, "winning_index": None,
-        "unplaced": [], "flagged": [], "rows": [[list(range(16))]],
+        "unplaced": [], "flagged": [], "flag_reasons": {}, "rows": [[list(range(16))]],
     }
 
 
@@ -147,7 +147,21 @@ def test_low_confidence_tiles_are_flagged_not_dropped():
     got = build_layout(tiles)
     assert got["concealed"] == HAND16.split()
     assert got["flagged"] == [4, 9]
+    assert got["flag_reasons"] == {"4": ["low_confidence"], "9": ["low_confidence"]}
     assert build_layout(tiles, low_confidence=0.5)["flagged"] == [4]
+
+
+def test_each_flagged_tile_says_why_the_recognizers_doubt_first():
+    tiles = lay(HAND16, 10, 100) + lay("1m 5p", 10, 250)
+    tiles[2]["suspect"] = "not like a whole tile"
+    tiles[2]["confidence"] = 0.3
+    tiles[5]["suspect"] = "cut by the photo's edge"
+    tiles[7]["suspect"] = "some reason a later version adds"
+    got = build_layout(tiles)
+    assert got["flagged"] == [2, 5, 7, 16, 17]
+    assert got["flag_reasons"] == {"2": ["not_whole_tile", "low_confidence"], "5": ["cut_by_edge"],
+                                   "7": ["suspect"], "16": ["unplaced"], "17": ["unplaced"]}
+    assert build_layout(lay(HAND16, 10, 100))["flag_reasons"] == {}  # nothing to check, nothing said
 
 
 def test_tiles_fitting_no_meld_are_unplaced_and_flagged():

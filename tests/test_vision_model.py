@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -492,7 +493,7 @@ def test_folder_numbers_come_from_the_apps_numbers_files_line_for_line(tmp_path)
     assert example_numbers(list_pairs(tmp_path), image_index).tolist() == [0, 3, 0, 0, 0, 0]
 
 
-def test_adapt_keeps_model_when_not_better(tmp_path, monkeypatch):
+def test_adapt_keeps_model_when_not_better(tmp_path, monkeypatch, capsys):
     import training.adapt as adapt
     from training.cls_net import TileNet
     from training.dataset import crops_from_pairs, list_pairs
@@ -514,6 +515,13 @@ def test_adapt_keeps_model_when_not_better(tmp_path, monkeypatch):
     assert report["installed"] is False
     assert (models / "classifier.onnx").read_bytes() == old_onnx
     assert not (models / "previous").exists()
+    # the run says what it does as it goes, on stderr (the app shows the log's tail while it runs)
+    said = capsys.readouterr()
+    lines = [x for x in said.err.splitlines() if x.startswith("[adapt ")]
+    assert any("held photo 1 of 2" in x for x in lines) and any("held photo 2 of 2" in x for x in lines)
+    assert any("keeping the one you had" in x for x in lines)
+    assert all(re.match(r"\[adapt \d+:\d\d\] ", x) for x in lines)
+    assert "[adapt" not in said.out  # stdout stays the JSON report alone
 
 
 class _Says:

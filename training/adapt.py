@@ -76,6 +76,16 @@ HELD_FOLDS = 2
 CHECK_SHARE = 0.5
 
 
+_STARTED = [time.monotonic()]  # when this run began: progress lines say how long it has run
+
+
+def progress(message: str) -> None:
+    """One line on stderr saying what adapt does now, and since when: a run takes minutes, and
+    the app shows the log's tail while it runs (stdout keeps the JSON report alone)."""
+    secs = int(time.monotonic() - _STARTED[0])
+    print(f"[adapt {secs // 60}:{secs % 60:02d}] {message}", file=sys.stderr, flush=True)
+
+
 def check_length(full: int, held: bool) -> int:
     """The steps (or epochs) of a held check's tuning, where the installed model's are `full`:
     CHECK_SHARE of them with held photos, all of them without (the check's model is installed).
@@ -321,21 +331,35 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
         return fine_tune(tunable_net(models_dir, members), crops[train], cls[train], epochs=length, batch=batch,
                          seed=seed, numbers=part(train), replay=replay)
 
+    checks = iter(range(1, len(folds) + 1))
+
+    def check(train: np.ndarray) -> TileNet:
+        if folds:
+            progress(f"classifier: tuning without held photo {next(checks)} of {len(folds)}, to check it")
+        else:
+            progress(f"classifier: tuning on the photo's {len(cls)} tiles")
+        return tune(train, check_length(epochs, bool(folds)))
+
+    progress(f"classifier: {given} tiles of your photos")
     # no folds: one photo, judged on its own tiles under other looks by the model it installs
-    judged = judged_in_turn(folds, len(cls), load_net(models_dir),
-                            lambda train: tune(train, check_length(epochs, bool(folds))),
+    judged = judged_in_turn(folds, len(cls), load_net(models_dir), check,
                             lambda net, test: held_reading(net, crops[test], cls[test], part(test)))
     before, after, new = judged["before"], judged["after"], judged["net"]
     installed = bool(install_if_better and after["score"] > before["score"])
+    progress(f"classifier: held photos read {before['score']:.3f} -> {after['score']:.3f} "
+             f"(mean probability of the right tile): {'installing it' if installed else 'keeping the one you had'}")
     if installed and folds:  # five photos are too few to leave one unused
+        progress("classifier: tuning the one to install on every photo")
         new = tune(np.ones(len(cls), bool))
     if installed:
         install(new, models_dir, crops)
     from training.adapt_readers import KINDS, adapt_reader  # which build on this module's helpers
 
-    readers = {f"{kind.name}_reader": adapt_reader(models_dir, crops, cls, folds, nums, seed=seed,
-                                                   install_if_better=install_if_better, replay=replay, kind=kind)
-               for kind in KINDS}
+    readers = {}
+    for kind in KINDS:
+        progress(f"{kind.name} reader")
+        readers[f"{kind.name}_reader"] = adapt_reader(models_dir, crops, cls, folds, nums, seed=seed,
+                                                      install_if_better=install_if_better, replay=replay, kind=kind)
     return {"train_crops": len(cls) - judged["held"][0] if folds else len(cls),
             "held_out_crops": sum(judged["held"]),
             **readers, "rehearsal": replay_report,
@@ -396,10 +420,13 @@ def folder_photos(folder: Path) -> list[tuple[np.ndarray, np.ndarray]]:
 def _with_detector(report: dict, models_dir: Path, photos, detector: bool, det_epochs: int,
                    det_imgsz: int | None, seed: int) -> dict:
     if detector:
+        progress("detector")
         report["detector"] = adapt_detector(Path(models_dir), photos, epochs=det_epochs, imgsz=det_imgsz, seed=seed)
+        progress("close-up detector")
         report["closeup_detector"] = adapt_closeup_detector(Path(models_dir), photos, epochs=det_epochs,
                                                             imgsz=det_imgsz, seed=seed)
         # the tile check judges the (maybe new) detectors' boxes, so it is tuned after them
+        progress("tile check")
         report["verifier"] = adapt_verifier(Path(models_dir), photos, seed=seed)
         report["total_seconds"] = report["seconds"] + sum(report[k]["seconds"] for k in (
             "detector", "closeup_detector", "verifier"))
@@ -456,6 +483,7 @@ def adapt_folder(models_dir: Path, folder: Path, epochs: int = 30, seed: int = 0
     """`adapt --folder`: fine-tune on the labelled tiles of a YOLO folder of corrected photos (and
     the number head on the flowers whose printed number the folder's numbers/ files give)."""
     pairs = list_pairs(Path(folder))
+    progress(f"reading {len(pairs)} corrected photos")
     data = crops_from_pairs(pairs)
     if not len(data["cls"]):
         raise AdaptInputError(f"no labelled tiles in {folder}")
@@ -500,6 +528,7 @@ def main(argv=None) -> int:
     ap.add_argument("--all-members", action="store_true",
                     help="tune every member of the classifier's ensemble through their mean, not the leading one alone")
     args = ap.parse_args(argv)
+    _STARTED[0] = time.monotonic()
     det = dict(detector=not args.no_detector, det_epochs=args.det_epochs, det_imgsz=args.det_imgsz,
                rehearse=not args.no_rehearsal, members="all" if args.all_members else "lead")
     try:
@@ -513,5 +542,6 @@ def main(argv=None) -> int:
     except (AdaptInputError, LabelError) as exc:
         print(f"vision: {exc}", file=sys.stderr)
         return 2  # bad input, as `python -m vision` says it
+    progress("done")
     print(json.dumps(report, indent=1))
     return 0

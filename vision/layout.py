@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from statistics import median
 
 from .classes import BACK, is_flower
+from .screen import REASON_CODES
 
 ROTATIONS = ("upright", "upside_down", "sideways")
 ROW_TOLERANCE = 0.5   # a tile joins a row when its centre is this close to the row's line (tile heights)
@@ -63,13 +64,15 @@ def build_layout(tiles, *, low_confidence: float = 0.6) -> dict:
       flowers, flower_indices; winning_tile, winning_index (None when no tile is set apart)
       unplaced: indices of tiles that fit no meld; flagged: indices a human should check (low
         confidence, a `suspect` reason from the recognizer, unplaced, an unreadable kong)
+      flag_reasons: {index as text: [codes]} for each flagged tile, most telling first: the
+        recognizer's reason (vision.screen.REASON_CODES), low_confidence, unreadable_kong, unplaced
       rows: top to bottom, each a list of groups (left to right) of input indices
     All indices point into the input list.
     """
     recs = [_tile(i, t) for i, t in enumerate(tiles)]
     layout = {"concealed": [], "concealed_indices": [], "melds": [], "flowers": [],
               "flower_indices": [], "winning_tile": None, "winning_index": None,
-              "unplaced": [], "flagged": [], "rows": []}
+              "unplaced": [], "flagged": [], "flag_reasons": {}, "rows": []}
     if not recs:
         return layout
     geometry = _straighten(recs)
@@ -108,6 +111,14 @@ def build_layout(tiles, *, low_confidence: float = 0.6) -> dict:
     low = [t.index for t in recs if t.confidence < low_confidence]
     suspect = [i for i, t in enumerate(tiles) if isinstance(t, dict) and t.get("suspect")]
     layout["flagged"] = sorted(set(low) | set(suspect) | set(unknown) | set(layout["unplaced"]))
+    # why each flagged tile is, most telling first, so the page can say it at the tile
+    reasons: dict[int, list[str]] = {}
+    for i in suspect:
+        reasons.setdefault(i, []).append(REASON_CODES.get(str(tiles[i]["suspect"]), "suspect"))
+    for code, indices in (("low_confidence", low), ("unreadable_kong", unknown), ("unplaced", layout["unplaced"])):
+        for i in indices:
+            reasons.setdefault(i, []).append(code)
+    layout["flag_reasons"] = {str(i): reasons[i] for i in layout["flagged"]}
     return layout
 
 

@@ -14,6 +14,12 @@ import numpy as np
 
 BACK = 42
 WHITE = 33  # 白板: a blank face, like a back, so the classifier's certainty says little about it
+# Why a kept box is flagged: the reason the recognizer's answer carries (`suspect`, English, for
+# logs and the CLI) -> the code the page words in the player's language (vision/layout.py).
+NOT_WHOLE, INSIDE, ACROSS, CUT, BLANK_UNSURE = ("not like a whole tile", "inside another tile", "across two tiles",
+                                                "cut by the photo's edge", "blank face, unsure box")
+REASON_CODES = {NOT_WHOLE: "not_whole_tile", INSIDE: "inside_another", ACROSS: "across_two",
+                CUT: "cut_by_edge", BLANK_UNSURE: "blank_unsure"}
 SCREEN_DEFAULTS = {
     # drop: detector score x class probability below this, unless the detector scores the box
     # sure_box or more (a real tile of a class the classifier was not adapted to reads unsure:
@@ -195,7 +201,7 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
         doubted = p_tile < float(cfg["flag_not_tile"])
         keep &= ~(doubted & ((cls == BACK) | (cls == WHITE)) & (scores < float(cfg["blank_drop_score"])))
         for i in np.flatnonzero(keep & doubted):
-            flag(i, "not like a whole tile")
+            flag(i, NOT_WHOLE)
 
     # boxes inside another tile's box: a face, a stick column, a reflection
     share = inside_share(boxes)
@@ -204,7 +210,7 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
     bigger = keep[None, :] & (area[None, :] > area[:, None]) & (scores[None, :] >= scores[:, None])
     inside = np.where(bigger, share, 0.0).max(1)
     for i in np.flatnonzero(keep & (inside >= float(cfg["flag_contained"]))):
-        flag(i, "inside another tile")
+        flag(i, INSIDE)
     # A part of a tile lies wholly in its box, or reads the tile's class, or less surely than the
     # tile reads it; a tilted or stacked neighbour's box only overlaps, and reads its own tile
     # surely (a 7條 at 0.98 lay 0.69 inside a box read 4條 at 0.26).
@@ -235,7 +241,7 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
         if covered >= float(cfg["straddle"]):
             keep[i] = False
         elif covered >= float(cfg["flag_straddle"]):
-            flag(i, "across two tiles")
+            flag(i, ACROSS)
 
     # slivers of a tile cut by the photo's edge
     h, w = shape
@@ -250,12 +256,12 @@ def screen(boxes, scores, p_cls, shape: tuple[int, int], aspect: float = 1.0,
             if short[i] < float(cfg["sliver"]) * tile or (short[i] < float(cfg["flag_sliver"]) * tile and doubted[i]):
                 keep[i] = False
             elif short[i] < float(cfg["flag_sliver"]) * tile:
-                flag(i, "cut by the photo's edge")
+                flag(i, CUT)
 
     # blank faces on unsure boxes: a patch of table or a tile's side reads as a back or 白板
     for i in np.flatnonzero((cls == BACK) | (cls == WHITE)):
         if scores[i] < float(cfg["blank_min_score"]):
-            flag(i, "blank face, unsure box")
+            flag(i, BLANK_UNSURE)
 
     # a flagged box the classifier cannot read either: a sliver at the photo's edge kept as 白板 at
     # 0.06, an automatic table's plate read as a back at 0.11 (flagged real tiles read 0.13 or more)

@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 from .errors import ApiError
@@ -49,6 +50,7 @@ class AdaptJob:
         self.missing = missing  # () -> names of the training packages not installed
         self._lock = threading.Lock()
         self._process: subprocess.Popen | None = None
+        self._started = 0.0  # time.monotonic() at the last start: the page shows how long it has run
 
     def status(self) -> str:
         with self._lock:
@@ -56,6 +58,10 @@ class AdaptJob:
                 return "idle"
             code = self._process.poll()
         return "running" if code is None else ("done" if code == 0 else "failed")
+
+    def elapsed(self) -> float | None:
+        """Seconds since the running job started; None when none runs."""
+        return time.monotonic() - self._started if self.status() == "running" else None
 
     def start(self) -> None:
         with self._lock:
@@ -73,6 +79,7 @@ class AdaptJob:
                 # unbuffered: the page shows the log's tail while adapt runs, not only once it ends
                 self._process = subprocess.Popen(self.command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
                                                  stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                self._started = time.monotonic()
 
     def log_tail(self) -> str:
         if not self.log_path.is_file():

@@ -96,8 +96,10 @@ def examples():
 def _adapt_status() -> dict:
     job = services().adapt
     missing = job.missing()
+    elapsed = job.elapsed()
     return {"status": job.status(), "log_tail": job.log_tail(), "training_missing": missing,
-            "install_command": INSTALL_COMMAND if missing else None}
+            "install_command": INSTALL_COMMAND if missing else None,
+            **({"elapsed_s": round(elapsed, 1)} if elapsed is not None else {})}
 
 
 @bp.post("/api/adapt")

@@ -9,6 +9,14 @@ const MELD_SIZE = { chi: 3, pong: 3, kong: 4, ankong: 4 };
 const TARGETS = ["concealed", "chi", "pong", "kong", "ankong", "flowers", "winning"];
 let nextId = 1;
 
+/** Why a tile read from the photo is flagged, in the player's words: the recognizer's reasons,
+ * most telling first, and how sure it was of the face. */
+function flagWhy(it) {
+  const words = (it.reasons || []).map((code) => t(`flag_${code}`)).filter((w) => !w.startsWith("flag_"));
+  if (typeof it.confidence === "number") words.push(t("flag_confidence", { p: Math.round(it.confidence * 100) }));
+  return words.join(" · ");
+}
+
 function item(tile, extra = {}) {
   return { id: nextId++, tile, src: null, box: null, flagged: false, orig: null, ...extra };
 }
@@ -42,10 +50,11 @@ export class HandEditor {
     const tiles = res.tiles || [];
     const layout = res.layout || {};
     const flagged = new Set(layout.flagged || []);
+    const reasons = layout.flag_reasons || {};
     const fromIndex = (i) => {
       const r = tiles[i] || {};
       return item(r.tile || "back", { src: i, box: r.box || null, orig: r.tile || "back", flagged: flagged.has(i),
-                                       confidence: r.confidence });
+                                       confidence: r.confidence, reasons: reasons[String(i)] || [] });
     };
     const fromNames = (names) => (names || []).map((x) => item(x));
     const s = this.state;
@@ -315,8 +324,9 @@ export class HandEditor {
     const cls = ["tile-btn"];
     if (it.flagged) cls.push("flagged");
     if (it.orig && it.tile !== it.orig) cls.push("corrected");
-    const label = it.flagged ? `${tileName(it.tile)} (${t("flagged_hint")})` : tileName(it.tile);
-    return el("button", { type: "button", class: cls.join(" "), "aria-label": label,
+    const why = it.flagged ? flagWhy(it) : "";
+    const label = it.flagged ? `${tileName(it.tile)} (${t("flagged_hint")}: ${why})` : tileName(it.tile);
+    return el("button", { type: "button", class: cls.join(" "), "aria-label": label, title: why || null,
                           dataset: { tile: it.tile, id: String(it.id) }, onclick: () => this.openSheet(it) },
               tileImg(it.tile));
   }
@@ -339,6 +349,7 @@ export class HandEditor {
         tileImg(it.tile),
         el("h2", { id: "sheet-title", text: t("sheet_title", { tile: tileName(it.tile) }) }),
         el("button", { type: "button", class: "small", "aria-label": t("close"), text: "✕", onclick: close })),
+      it.flagged ? el("p", { class: "flag-why", id: "sheet-why", text: t("flag_why", { why: flagWhy(it) }) }) : null,
       el("div", { class: "row wrap sheet-moves" },
         moves.map(([where, label]) => el("button", { type: "button", dataset: { move: where }, text: label,
                                                      onclick: act(where) })),

@@ -30,7 +30,8 @@ let lastResult = null; // {request, result, photo_id}
 let lastExamplesKey = null;
 
 const editor = new HandEditor($("#hand-editor"), {
-  onChange: () => { say(statusHand, ""); hideResult(); },
+  // an edit makes the saved-corrections line out of date
+  onChange: () => { say(statusHand, ""); hideResult(); say($("#corrections-status"), ""); syncSaveCorrections(); },
   onMessage: (text, kind) => say(statusHand, text, kind),
 });
 
@@ -283,35 +284,55 @@ function seatLabel(w) {
 
 // ---------- corrections -> examples, adaptation ----------
 
-async function sendCorrections() {
+/** Save the photo's corrected labels as a training example (pressed, or on 算台); saying so when
+ * the player pressed for the same corrections again. */
+async function sendCorrections(pressed = false) {
   const c = editor.corrections();
   if (!c) return;
   const key = JSON.stringify(c);
-  if (key === lastExamplesKey) return;
+  const status = $("#corrections-status");
+  if (key === lastExamplesKey) {
+    if (pressed) say(status, t("examples_same", { n: (await get("/api/examples").catch(() => ({}))).count ?? "?" }), "ok");
+    return;
+  }
   try {
     const res = await post("/api/examples", c);
     lastExamplesKey = key;
-    showAdaptPanel(res.count, true);
+    say(status, t("examples_sent", { n: res.count }), "ok");
+    showAdaptPanel(res.count, "sent");
   } catch (e) {
-    say($("#examples-count"), t("error_prefix") + e.message, "error");
+    say(pressed ? status : $("#examples-count"), t("error_prefix") + e.message, "error");
   }
 }
 
-async function showAdaptPanel(count, justSent = false) {
+/** Under the hand: the save button, once a photo was read; it works once something is corrected. */
+function syncSaveCorrections() {
+  $("#corrections-row").hidden = !editor.photo;
+  $("#save-corrections").disabled = !editor.corrections();
+}
+
+$("#save-corrections").addEventListener("click", () => sendCorrections(true));
+
+/** how: "sent" (just saved) or undefined (a count only). */
+async function showAdaptPanel(count, how) {
   if (count === undefined) {
     try { count = (await get("/api/examples")).count; } catch (e) { count = 0; }
   }
   const section = $("#adapt-section");
+  syncSaveCorrections();
   if (!count && !editor.photo) return;
   section.hidden = false;
-  say($("#examples-count"), justSent ? t("examples_sent", { n: count }) : t("examples_count", { n: count }), "ok");
+  say($("#examples-count"), t(how === "sent" ? "examples_sent" : "examples_count", { n: count }), "ok");
   $("#adapt-button").disabled = !count;
 }
 
 let adaptTimer = null;
 function showAdapt(res) {
   const status = res.status || "idle";
-  say($("#adapt-status"), t(`adapt_status_${status}`), status === "failed" ? "error" : "info");
+  const secs = Math.max(0, Math.floor(res.elapsed_s || 0));
+  const elapsed = status === "running" && res.elapsed_s !== undefined
+    ? ` (${t("adapt_elapsed", { m: Math.floor(secs / 60), s: secs % 60 })})` : "";
+  say($("#adapt-status"), t(`adapt_status_${status}`) + elapsed, status === "failed" ? "error" : "info");
   $("#adapt-button").disabled = status === "running";
   const log = $("#adapt-log");
   log.textContent = res.log_tail || "";
