@@ -963,6 +963,12 @@ def test_a_flagged_tile_says_why_and_corrections_save_without_scoring(tmp_path, 
     url, shutdown = thread_server(tmp_path)
     try:
         page = page_at(new_page, size, url + "/")
+        # a file that is no photo dropped on the drop zone: said, not silently ignored
+        page.evaluate("""() => { const dt = new DataTransfer();
+          dt.items.add(new File(["hello"], "notes.txt", { type: "text/plain" }));
+          document.querySelector("#dropzone").dispatchEvent(
+            new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true })); }""")
+        expect(page.locator("#photo-status")).to_have_text("拖進來的不是照片；請拖一張 JPEG、PNG、WebP 或 HEIC 照片")
         page.set_input_files("#photo-input", str(PHOTOS[0]))
         expect(page.locator("#photo-status")).to_have_attribute("data-kind", "ok")
         flagged = page.locator("#hand-editor .tile-btn.flagged")
@@ -975,6 +981,7 @@ def test_a_flagged_tile_says_why_and_corrections_save_without_scoring(tmp_path, 
         flagged.click()
         expect(page.locator("#sheet-why")).to_contain_text("不確定是哪一張牌")
         expect(page.locator("#sheet-why")).to_contain_text("辨識信心")
+        expect(page.locator("#sheet-crop")).to_have_attribute("data-drawn", "1")  # the tile's part of the photo
         snap(page, f"score-flag-why-{size}")
         page.click('#tile-sheet button.key[data-tile="7s"]')
         expect(save).to_be_enabled()

@@ -95,8 +95,10 @@ def test_text_file_is_not_an_image_after_ultralytics_patched_pil(monkeypatch):
 
 
 def test_unsupported_format_is_named():
-    with pytest.raises(ImageError, match="GIF images are not supported; use JPEG, PNG, WebP or HEIC"):
+    with pytest.raises(ImageError, match="GIF images are not supported; use JPEG, PNG, WebP or HEIC") as err:
         load_image(_encode(_two_colour(), "GIF"))
+    # the param every language's wording takes as it is: no English "or" in the Chinese sentence
+    assert err.value.params["formats"] == "JPEG / PNG / WebP / HEIC"
 
 
 def test_huge_image_refused_from_header_quickly():

@@ -176,12 +176,12 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
                          "megapixels", code="image_bomb", limit_mp=f"{max_pixels / 1e6:.0f}") from None
     except UnidentifiedImageError:
         raise ImageError("the file is not an image, or not in a format we read "
-                         f"({_format_list()})", code="image_not_image", formats=_format_list()) from None
+                         f"({_format_list()})", code="image_not_image", formats=_format_list(" / ")) from None
     except Exception as exc:  # any other failure while parsing the header means a broken file
         raise ImageError(f"the image is corrupt ({str(exc)[:80]})", code="image_corrupt") from None
     if im.format not in SUPPORTED_FORMATS:
         raise ImageError(f"{im.format} images are not supported; use {_format_list()}", code="image_format",
-                         format=im.format, formats=_format_list())
+                         format=im.format, formats=_format_list(" / "))
     width, height = im.size
     if width <= 0 or height <= 0:
         raise ImageError("the image has no pixels", code="image_no_pixels")
@@ -193,11 +193,13 @@ def _open(data: bytes, max_pixels: int) -> Image.Image:
     return im
 
 
-def _format_list() -> str:
+def _format_list(sep: str | None = None) -> str:
+    """The formats read, as English says them ("JPEG, PNG, WebP or HEIC"), or joined by sep: the
+    error's `formats` param, which every language's wording takes as it is."""
     names = list(dict.fromkeys(SUPPORTED_FORMATS.values()))
     if pillow_heif is None:
         names.remove("HEIC")
-    return ", ".join(names[:-1]) + " or " + names[-1]
+    return sep.join(names) if sep else ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def _draft(im: Image.Image, max_side: int) -> None:

@@ -73,7 +73,9 @@ export class HandEditor {
       s.winning = s.concealed.pop();
       s.winningGuessed = true;
     }
-    this.photo = res.photo_id ? { photo_id: res.photo_id, tiles, tileset } : null;
+    // the annotated picture: its pixels are the boxes' (a photo over 4096 px is read shrunk)
+    this.photo = res.photo_id ? { photo_id: res.photo_id, tiles, tileset, picture: res.annotated_url } : null;
+    this.picture = null;
     this.render();
     this.changed();
   }
@@ -331,6 +333,32 @@ export class HandEditor {
               tileImg(it.tile));
   }
 
+  /** The tile's part of the photo, its box marked: which tile of the photo the sheet is about. */
+  photoCrop(box) {
+    const side = 96;
+    const canvas = el("canvas", { class: "sheet-crop", id: "sheet-crop", width: side, height: side, role: "img",
+                                  "aria-label": t("sheet_crop") });
+    if (!this.picture) this.picture = Object.assign(new Image(), { src: this.photo.picture });
+    const img = this.picture;
+    const draw = () => {
+      const [x1, y1, x2, y2] = box;
+      const m = 0.35 * Math.max(x2 - x1, y2 - y1);
+      const sx = Math.max(0, x1 - m), sy = Math.max(0, y1 - m);
+      const sw = Math.min(img.naturalWidth, x2 + m) - sx, sh = Math.min(img.naturalHeight, y2 + m) - sy;
+      if (sw <= 0 || sh <= 0) return;
+      const s = Math.min(side / sw, side / sh), ox = (side - sw * s) / 2, oy = (side - sh * s) / 2;
+      const ctx = canvas.getContext("2d");
+      ctx.drawImage(img, sx, sy, sw, sh, ox, oy, sw * s, sh * s);
+      ctx.strokeStyle = "#ffd400";
+      ctx.lineWidth = 3;
+      ctx.strokeRect(ox + (x1 - sx) * s, oy + (y1 - sy) * s, (x2 - x1) * s, (y2 - y1) * s);
+      canvas.dataset.drawn = "1";
+    };
+    if (img.complete && img.naturalWidth) draw();
+    else img.addEventListener("load", draw, { once: true });
+    return canvas;
+  }
+
   openSheet(it) {
     const s = this.state;
     const close = () => this.sheet.close();
@@ -347,6 +375,7 @@ export class HandEditor {
     clear(this.sheet).append(
       el("div", { class: "sheet-head" },
         tileImg(it.tile),
+        it.box && this.photo?.picture ? this.photoCrop(it.box) : null,
         el("h2", { id: "sheet-title", text: t("sheet_title", { tile: tileName(it.tile) }) }),
         el("button", { type: "button", class: "small", "aria-label": t("close"), text: "✕", onclick: close })),
       it.flagged ? el("p", { class: "flag-why", id: "sheet-why", text: t("flag_why", { why: flagWhy(it) }) }) : null,

@@ -71,8 +71,10 @@ drop.addEventListener("dragleave", () => drop.classList.remove("over"));
 drop.addEventListener("drop", (ev) => {
   ev.preventDefault();
   drop.classList.remove("over");
-  const file = [...(ev.dataTransfer?.files || [])].find((f) => f.type.startsWith("image/") || /\.heic$/i.test(f.name));
-  recognize(file);
+  const files = [...(ev.dataTransfer?.files || [])];
+  const file = files.find((f) => f.type.startsWith("image/") || /\.heic$/i.test(f.name));
+  if (file) recognize(file);
+  else if (files.length) say(statusPhoto, t("drop_not_photo"), "error"); // a text file, a folder
 });
 
 // ---------- context form ----------

@@ -121,6 +121,8 @@ export default {
   seat_short: "{w}",
   examples_sent: "Your corrections were saved as training examples ({n} photos)",
   examples_count: "{n} corrected photos collected",
+  drop_not_photo: "That is not a photo; drop a JPEG, PNG, WebP or HEIC photo",
+  sheet_crop: "this tile in the photo",
   examples_help: "Tap a misread tile to correct it and remove any tile that is not there, then press “Save this photo's corrections”. Once a few photos of your own set are saved, press the button below to teach the model your set.",
   save_corrections: "Save this photo's corrections",
   examples_same: "This photo's corrections are already saved ({n} photos)",

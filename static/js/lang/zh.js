@@ -122,6 +122,8 @@ export default {
   seat_short: "{w}家",
   examples_sent: "已把更正送出當作訓練樣本（共 {n} 張照片）",
   examples_count: "已收集 {n} 張更正過的照片",
+  drop_not_photo: "拖進來的不是照片；請拖一張 JPEG、PNG、WebP 或 HEIC 照片",
+  sheet_crop: "照片裡的這張牌",
   examples_help: "讀錯的牌點一下改正、多出來的牌移除，再按「儲存這張照片的更正」。存了幾張你自己那副牌的照片之後，按下面的按鈕讓模型學會它。",
   save_corrections: "儲存這張照片的更正",
   examples_same: "這張照片的更正已經存過了（共 {n} 張照片）",
