@@ -346,7 +346,8 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
                             lambda net, test: held_reading(net, crops[test], cls[test], part(test)))
     before, after, new = judged["before"], judged["after"], judged["net"]
     installed = bool(install_if_better and after["score"] > before["score"])
-    progress(f"classifier: held photos read {before['score']:.3f} -> {after['score']:.3f} "
+    judged_on = "held photos" if folds else "photo's tiles in other looks"
+    progress(f"classifier: the {judged_on} read {before['score']:.3f} -> {after['score']:.3f} "
              f"(mean probability of the right tile): {'installing it' if installed else 'keeping the one you had'}")
     if installed and folds:  # five photos are too few to leave one unused
         progress("classifier: tuning the one to install on every photo")
