@@ -194,7 +194,29 @@ def test_adapt_runs_one_job_in_the_background(tmp_path, fake):
     c.application.extensions["mahjong"].adapt.wait(20)
     assert c.get("/api/adapt").get_json()["status"] == "done"
     assert "elapsed_s" not in c.get("/api/adapt").get_json()
+    assert "killed" not in c.get("/api/adapt").get_json()  # it ended by itself
     assert c.get("/api/adapt").get_json()["log_tail"] == "adapting []\n"
+
+
+def test_an_adapt_stopped_from_outside_says_so(tmp_path, fake):
+    import signal
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "classifier.pt").write_bytes(b"weights")
+    command = [sys.executable, "-c", "import time; print('[adapt 0:00] classifier', flush=True); time.sleep(30)"]
+    c = make_app(tmp_path, RECOGNIZER=fake, ADAPT_COMMAND=command, TRAINING_MISSING=list).test_client()
+    pid = upload(c, fixture_photo()).get_json()["photo_id"]
+    c.post("/api/examples", json={"photo_id": pid, "tiles": [{"tile": "1m", "box": [0, 0, 9, 9]}]}, headers=FETCH)
+    assert c.post("/api/adapt", headers=FETCH).status_code == 202
+    job = c.application.extensions["mahjong"].adapt
+    deadline = time.monotonic() + 20
+    while not job.log_tail() and time.monotonic() < deadline:  # under way: its first step logged
+        time.sleep(0.05)
+    job._process.send_signal(signal.SIGKILL)  # as the kernel's out-of-memory killer would
+    job.wait(20)
+    answer = c.get("/api/adapt").get_json()
+    assert answer["status"] == "failed" and answer["killed"] is True
+    assert answer["log_tail"] == "[adapt 0:00] classifier\n"  # where it was when stopped
 
 
 def test_adapt_command_matches_the_vision_cli(tmp_path):

@@ -59,6 +59,13 @@ class AdaptJob:
             code = self._process.poll()
         return "running" if code is None else ("done" if code == 0 else "failed")
 
+    def killed(self) -> bool:
+        """Whether the last job ended by a signal (stopped from outside, or out of memory), not by
+        an error of its own: its log then ends mid-step, with no reason of its own."""
+        with self._lock:
+            code = self._process.poll() if self._process is not None else None
+        return code is not None and code < 0
+
     def elapsed(self) -> float | None:
         """Seconds since the running job started; None when none runs."""
         return time.monotonic() - self._started if self.status() == "running" else None

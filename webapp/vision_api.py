@@ -99,7 +99,8 @@ def _adapt_status() -> dict:
     elapsed = job.elapsed()
     return {"status": job.status(), "log_tail": job.log_tail(), "training_missing": missing,
             "install_command": INSTALL_COMMAND if missing else None,
-            **({"elapsed_s": round(elapsed, 1)} if elapsed is not None else {})}
+            **({"elapsed_s": round(elapsed, 1)} if elapsed is not None else {}),
+            **({"killed": True} if job.killed() else {})}
 
 
 @bp.post("/api/adapt")

@@ -334,7 +334,8 @@ function showAdapt(res) {
   const secs = Math.max(0, Math.floor(res.elapsed_s || 0));
   const elapsed = status === "running" && res.elapsed_s !== undefined
     ? ` (${t("adapt_elapsed", { m: Math.floor(secs / 60), s: secs % 60 })})` : "";
-  say($("#adapt-status"), t(`adapt_status_${status}`) + elapsed, status === "failed" ? "error" : "info");
+  const killed = status === "failed" && res.killed ? ` (${t("adapt_killed")})` : "";
+  say($("#adapt-status"), t(`adapt_status_${status}`) + elapsed + killed, status === "failed" ? "error" : "info");
   $("#adapt-button").disabled = status === "running";
   const log = $("#adapt-log");
   log.textContent = res.log_tail || "";

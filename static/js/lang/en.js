@@ -123,6 +123,7 @@ export default {
   examples_count: "{n} corrected photos collected",
   drop_not_photo: "That is not a photo; drop a JPEG, PNG, WebP or HEIC photo",
   sheet_crop: "this tile in the photo",
+  adapt_killed: "the run was stopped (a shutdown, memory running out, or stopped by hand); the models you had are unchanged; press again to retry",
   examples_help: "Tap a misread tile to correct it and remove any tile that is not there, then press “Save this photo's corrections”. Once a few photos of your own set are saved, press the button below to teach the model your set.",
   save_corrections: "Save this photo's corrections",
   examples_same: "This photo's corrections are already saved ({n} photos)",

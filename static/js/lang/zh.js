@@ -124,6 +124,7 @@ export default {
   examples_count: "已收集 {n} 張更正過的照片",
   drop_not_photo: "拖進來的不是照片；請拖一張 JPEG、PNG、WebP 或 HEIC 照片",
   sheet_crop: "照片裡的這張牌",
+  adapt_killed: "程序被中止了（關機、記憶體不足或被手動停止）；原本的模型沒變，可以再按一次",
   examples_help: "讀錯的牌點一下改正、多出來的牌移除，再按「儲存這張照片的更正」。存了幾張你自己那副牌的照片之後，按下面的按鈕讓模型學會它。",
   save_corrections: "儲存這張照片的更正",
   examples_same: "這張照片的更正已經存過了（共 {n} 張照片）",
