@@ -76,6 +76,9 @@ class FakeRecognizer:
             return row(WIN_17)
         if width == 500:
             return row(ROW_17)
+        if width == 560:  # the photo hand and a sure 東 lying apart below it: it fits no group
+            stray = {"cls": EAST, "box": [10, 500, 44, 546], "rotation": "upright", "confidence": 0.95}
+            return row(PHOTO_HAND, apart=[PHOTO_WINNING], unsure=[len(PHOTO_HAND) - 1]) + [stray]
         return row(PHOTO_HAND, apart=[PHOTO_WINNING], unsure=[len(PHOTO_HAND) - 1])
 
 
@@ -997,3 +1000,20 @@ def test_a_flagged_tile_says_why_and_corrections_save_without_scoring(tmp_path, 
         assert not page.js_errors
     finally:
         shutdown()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_sure_tile_that_fits_no_group_is_not_marked_as_doubtful(fake_server, new_page, size, tmp_path):
+    """Among a photo's unplaced tiles only the ones read in doubt wear the mark: in a photo of loose
+    tiles every tile is unplaced, and marking them all hid the misread few."""
+    page = page_at(new_page, size, fake_server + "/")
+    page.set_input_files("#photo-input", photo_png(tmp_path / "stray.png", 560))
+    expect(page.locator("#photo-status")).to_have_attribute("data-kind", "ok")
+    stray = page.locator('[data-zone="unplaced"] .tile-btn')
+    expect(stray).to_have_count(1)
+    expect(stray).to_have_attribute("data-tile", "E")
+    expect(stray).not_to_have_class(re.compile(r"\bflagged\b"))
+    expect(page.locator("#hand-editor .tile-btn.flagged")).to_have_count(1)  # the unsure 1s alone
+    expect(page.locator("#hand-editor .tile-btn.flagged")).to_have_attribute("data-tile", "1s")
+    snap(page, f"score-unplaced-unmarked-{size}")
+    assert not page.js_errors

@@ -51,9 +51,13 @@ export class HandEditor {
     const layout = res.layout || {};
     const flagged = new Set(layout.flagged || []);
     const reasons = layout.flag_reasons || {};
+    // marked for a look: a tile whose reading is in doubt. A sure tile that only fits no group
+    // already sits among the unplaced ones; marking it too hid the doubtful few among a photo of
+    // loose tiles. (A reading stored before flag_reasons existed: every flagged tile.)
+    const doubted = (i) => (reasons[String(i)] ? reasons[String(i)].some((c) => c !== "unplaced") : flagged.has(i));
     const fromIndex = (i) => {
       const r = tiles[i] || {};
-      return item(r.tile || "back", { src: i, box: r.box || null, orig: r.tile || "back", flagged: flagged.has(i),
+      return item(r.tile || "back", { src: i, box: r.box || null, orig: r.tile || "back", flagged: doubted(i),
                                        confidence: r.confidence, reasons: reasons[String(i)] || [] });
     };
     const fromNames = (names) => (names || []).map((x) => item(x));
