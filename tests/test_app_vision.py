@@ -131,7 +131,7 @@ def test_photo_paths_outside_the_folder_are_404(client, path):
 
 def test_examples_are_written_as_yolo(client, tmp_path):
     pid = upload(client, fixture_photo()).get_json()["photo_id"]
-    assert client.get("/api/examples").get_json() == {"count": 0}
+    assert client.get("/api/examples").get_json() == {"count": 0, "examples": []}
     tiles = [{"tile": "1m", "box": [64, 128, 128, 224]}, {"tile": "7f", "box": [0, 0, 64, 64]},
              {"tile": "紅中", "box": [600, 600, 700, 700]}, {"tile": "back", "box": [10, 10, 20, 20]}]
     r = client.post("/api/examples", json={"photo_id": pid, "tiles": tiles, "tileset": "taiwan"}, headers=FETCH)
@@ -152,7 +152,7 @@ def test_examples_are_written_as_yolo(client, tmp_path):
     assert r.get_json() == {"count": 1}                      # a new correction replaces the old one
     assert (folder / "labels" / f"{pid}.txt").read_text().split()[0] == "40"
     assert (folder / "numbers" / f"{pid}.txt").read_text().split() == ["3"]  # 菊 printing 3 in such sets
-    assert client.get("/api/examples").get_json() == {"count": 1}
+    assert client.get("/api/examples").get_json()["count"] == 1
 
 
 @pytest.mark.parametrize("change, message", [
@@ -387,3 +387,36 @@ def test_the_model_is_loaded_once_lazily_and_again_when_its_files_change(tmp_pat
     assert upload(app.test_client(), fixture_photo()).status_code == 200 and loads == [models] * 5
     (models / "suit_reader.onnx").write_bytes(b"x")  # adapt installed a suit reader alone
     assert upload(app.test_client(), fixture_photo()).status_code == 200 and loads == [models] * 6
+
+
+def test_saved_corrections_are_listed_and_can_be_removed(tmp_path, fake):
+    import signal
+    c = make_app(tmp_path, RECOGNIZER=fake, TRAINING_MISSING=list,
+                 ADAPT_COMMAND=[sys.executable, "-c", "import time; time.sleep(30)"]).test_client()
+    assert c.get("/api/examples").get_json() == {"count": 0, "examples": []}
+    pid = upload(c, fixture_photo()).get_json()["photo_id"]
+    tiles = [{"tile": "1m", "box": [0, 0, 9, 9]}, {"tile": "2m", "box": [20, 0, 29, 9]}]
+    assert c.post("/api/examples", json={"photo_id": pid, "tiles": tiles}, headers=FETCH).get_json() == {"count": 1}
+    folder = tmp_path / "data" / "examples"
+    (folder / "labels" / "damaged.txt").write_bytes(b"\xff\xfe\x00 not text")  # one bad file, the others still listed
+    listed = c.get("/api/examples").get_json()
+    assert listed["count"] == 2
+    mine = next(e for e in listed["examples"] if e["photo_id"] == pid)
+    assert mine["tiles"] == 2 and mine["thumb_url"] == f"/photos/{pid}/thumb" and mine["saved_at"]
+    damaged = next(e for e in listed["examples"] if e["photo_id"] == "damaged")
+    assert damaged["tiles"] is None and damaged["thumb_url"] is None
+    # while adapt runs it reads the folder: a removal waits
+    (tmp_path / "models").mkdir(exist_ok=True)
+    (tmp_path / "models" / "classifier.pt").write_bytes(b"weights")
+    assert c.post("/api/adapt", headers=FETCH).status_code == 202
+    r = c.delete(f"/api/examples/{pid}", headers=FETCH)
+    assert r.status_code == 409 and r.get_json()["code"] == "example_adapt_running"
+    job = c.application.extensions["mahjong"].adapt
+    job._process.send_signal(signal.SIGKILL)
+    job.wait(20)
+    assert c.delete(f"/api/examples/{pid}", headers=FETCH).get_json() == {"count": 1}
+    assert not any(folder.glob(f"*/{pid}.*"))  # image, label and numbers gone
+    r = c.delete(f"/api/examples/{pid}", headers=FETCH)
+    assert r.status_code == 404 and r.get_json()["code"] == "no_example"
+    assert c.delete("/api/examples/..%2f..%2fsecret_key", headers=FETCH).status_code == 404
+    assert c.delete(f"/api/examples/{pid}").status_code == 403  # a page that is not ours cannot remove one

@@ -996,6 +996,18 @@ def test_a_flagged_tile_says_why_and_corrections_save_without_scoring(tmp_path, 
         expect(page.locator("#corrections-status")).to_have_text("這張照片的更正已經存過了（共 1 張照片）")
         save.scroll_into_view_if_needed()
         snap(page, f"score-corrections-saved-{size}")
+        # the saved photo is listed with its tiles, and can be forgotten (a correction saved wrong)
+        saved = page.locator("#examples-list li")
+        expect(saved).to_have_count(1)
+        expect(saved).to_contain_text("17 張牌")
+        saved.scroll_into_view_if_needed()
+        snap(page, f"score-corrections-listed-{size}")
+        saved.locator("button").click()
+        expect(saved).to_have_count(0)
+        expect(page.locator("#examples-count")).to_have_text("已收集 0 張更正過的照片")
+        expect(page.locator("#adapt-button")).to_be_disabled()
+        save.click()  # forgotten, so the same corrections save again
+        expect(page.locator("#corrections-status")).to_have_text("已把更正送出當作訓練樣本（共 1 張照片）")
         no_horizontal_scroll(page)
         assert not page.js_errors
     finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import threading
+from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
@@ -121,4 +122,35 @@ def save_example(folder: Path, pid: str, image, tiles, tileset: str) -> int:
         write_atomic(folder / "numbers" / f"{pid}.txt", ("\n".join(map(str, numbers)) + "\n").encode())
         write_atomic(folder / "labels" / f"{pid}.txt", ("\n".join(lines) + "\n").encode())
         write_atomic(folder / "data.yaml", data_yaml().encode())
+        return count(folder)
+
+
+def list_examples(folder: Path) -> list[dict]:
+    """The saved corrected photos, newest first: {photo_id, tiles (label lines; None where the
+    file cannot be read), saved_at}. One damaged file never hides the others."""
+    labels = Path(folder) / "labels"
+    out = []
+    for path in labels.glob("*.txt") if labels.is_dir() else ():
+        try:
+            stat = path.stat()
+            tiles = sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+        except (OSError, UnicodeDecodeError):
+            stat, tiles = None, None
+        saved = datetime.fromtimestamp(stat.st_mtime, timezone.utc).isoformat(timespec="seconds") if stat else None
+        out.append({"photo_id": path.stem, "tiles": tiles, "saved_at": saved, "_mtime": stat.st_mtime if stat else 0})
+    out.sort(key=lambda e: (-e["_mtime"], e["photo_id"]))
+    return [{k: v for k, v in e.items() if k != "_mtime"} for e in out]
+
+
+def delete_example(folder: Path, pid: str) -> int:
+    """Forget one corrected photo (a correction saved wrong would teach adapt wrong tiles); returns
+    the count. The label goes first: a photo without its label is no example."""
+    folder = Path(folder)
+    with _lock:
+        label = folder / "labels" / f"{pid}.txt"
+        if not label.is_file():
+            raise ApiError(404, f"no saved correction of photo {short(pid)}", code="no_example", id=pid)
+        label.unlink()
+        for path in (folder / "numbers" / f"{pid}.txt", folder / "images" / f"{pid}.jpg"):
+            path.unlink(missing_ok=True)
         return count(folder)

@@ -8,7 +8,7 @@ from engine.errors import short_repr
 from .adapt import INSTALL_COMMAND
 from .errors import ApiError
 from .examples import count as example_count
-from .examples import save_example
+from .examples import delete_example, list_examples, save_example
 from .imaging import browser_type, jpeg_bytes, load
 from .inputs import json_body, json_form_field, uploaded_bytes
 from .live import analyse, check_player_input
@@ -90,7 +90,23 @@ def add_example():
 
 @bp.get("/api/examples")
 def examples():
-    return jsonify({"count": example_count(services().examples_dir)})
+    svc = services()
+    saved = list_examples(svc.examples_dir)
+    for e in saved:  # the photo the player corrected, to tell the saved ones apart
+        known = PHOTO_ID.fullmatch(e["photo_id"]) and svc.photos.exists(e["photo_id"])
+        e["thumb_url"] = f"/photos/{e['photo_id']}/thumb" if known else None
+    return jsonify({"count": example_count(svc.examples_dir), "examples": saved})
+
+
+@bp.delete("/api/examples/<pid>")
+def remove_example(pid):
+    svc = services()
+    if not PHOTO_ID.fullmatch(pid):
+        raise ApiError(404, f"no saved correction of photo {short_repr(pid)}", code="no_example", id=pid)
+    if svc.adapt.status() == "running":  # it reads the folder again for the detector and the tile check
+        raise ApiError(409, "adaptation is running; remove saved corrections when it is done",
+                       code="example_adapt_running")
+    return jsonify({"count": delete_example(svc.examples_dir, pid)})
 
 
 def _adapt_status() -> dict:

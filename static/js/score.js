@@ -317,15 +317,41 @@ $("#save-corrections").addEventListener("click", () => sendCorrections(true));
 
 /** how: "sent" (just saved) or undefined (a count only). */
 async function showAdaptPanel(count, how) {
-  if (count === undefined) {
-    try { count = (await get("/api/examples")).count; } catch (e) { count = 0; }
-  }
+  let saved = [];
+  try { ({ count, examples: saved = [] } = await get("/api/examples")); } catch (e) { count = count || 0; }
   const section = $("#adapt-section");
   syncSaveCorrections();
+  renderExamples(saved);
   if (!count && !editor.photo) return;
   section.hidden = false;
   say($("#examples-count"), t(how === "sent" ? "examples_sent" : "examples_count", { n: count }), "ok");
   $("#adapt-button").disabled = !count;
+}
+
+/** The saved corrected photos, each with a button to forget it: a correction saved wrong would
+ * teach adapt wrong tiles. */
+function renderExamples(saved) {
+  const list = clear($("#examples-list"));
+  for (const e of saved) {
+    const when = e.saved_at ? new Date(e.saved_at).toLocaleString(lang() === "en" ? "en" : "zh-TW") : "";
+    list.append(el("li", { dataset: { example: e.photo_id } },
+      e.thumb_url ? el("img", { class: "thumb", src: e.thumb_url, alt: "" }) : el("span", { class: "thumb" }),
+      el("span", { class: "what", text: [e.tiles === null ? "" : t("example_tiles", { n: e.tiles }), when]
+        .filter(Boolean).join(" · ") }),
+      el("button", { type: "button", class: "small", text: t("example_remove"),
+                     "aria-label": t("example_remove_label", { when }), onclick: () => removeExample(e.photo_id) })));
+  }
+}
+
+async function removeExample(id) {
+  try {
+    await api("DELETE", `/api/examples/${encodeURIComponent(id)}`);
+    if (editor.photo && editor.photo.photo_id === id) lastExamplesKey = null; // it can be saved again
+    say($("#corrections-status"), "");
+    await showAdaptPanel();
+  } catch (e) {
+    say($("#examples-count"), t("error_prefix") + e.message, "error");
+  }
 }
 
 let adaptTimer = null;
