@@ -990,7 +990,7 @@ def test_a_flagged_tile_says_why_and_corrections_save_without_scoring(tmp_path, 
         expect(save).to_be_enabled()
         save.click()
         expect(page.locator("#corrections-status")).to_have_text("已把更正送出當作訓練樣本（共 1 張照片）")
-        expect(page.locator("#examples-count")).to_have_text("已把更正送出當作訓練樣本（共 1 張照片）")
+        expect(page.locator("#examples-count")).to_have_text("已收集 1 張更正過的照片")  # said once, the count here
         expect(page.locator("#adapt-button")).to_be_enabled()
         save.click()  # the same corrections again: said, not stored twice
         expect(page.locator("#corrections-status")).to_have_text("這張照片的更正已經存過了（共 1 張照片）")
@@ -1002,6 +1002,12 @@ def test_a_flagged_tile_says_why_and_corrections_save_without_scoring(tmp_path, 
         expect(saved).to_contain_text("17 張牌")
         saved.scroll_into_view_if_needed()
         snap(page, f"score-corrections-listed-{size}")
+        page.click("#lang-switch")  # the list and the count follow the page's language at once
+        expect(saved).to_contain_text("17 tiles")
+        expect(saved.locator("button")).to_have_text("Remove")
+        expect(page.locator("#examples-count")).to_have_text("1 corrected photos collected")
+        page.click("#lang-switch")
+        expect(saved).to_contain_text("17 張牌")
         saved.locator("button").click()
         expect(saved).to_have_count(0)
         expect(page.locator("#examples-count")).to_have_text("已收集 0 張更正過的照片")

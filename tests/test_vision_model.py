@@ -837,3 +837,15 @@ def test_adapt_teaches_a_light_ink_set_in_both_looks():
     assert with_dark_ink_looks(MODELS, red, cls, groups, None)[3] is None
     white = np.stack([_bars((225, 232, 238), (30, 30, 30))] * 3)
     assert with_dark_ink_looks(MODELS, white, cls, groups, numbers)[0] is white
+
+
+def test_a_tuning_says_how_far_it_is_as_it_goes(capsys):
+    """A tuning takes a minute or more: it says how far it is PROGRESS_PARTS times, on stderr."""
+    import training.adapt as adapt
+    from training.cls_net import TileNet
+    from training.dataset import crops_from_pairs, list_pairs
+
+    data = crops_from_pairs(list_pairs(FIXTURES)[:1])
+    adapt.fine_tune(TileNet(), data["crops"], data["cls"], epochs=2, steps_per_epoch=5, batch=4)
+    lines = [x for x in capsys.readouterr().err.splitlines() if "% of this tuning" in x]
+    assert [x.split("] ")[1].strip() for x in lines] == [f"{p}% of this tuning" for p in range(10, 100, 10)]

@@ -97,3 +97,24 @@ def test_draw_marks_boxes_and_keeps_the_input():
     drawn = draw_tiles(image, tiles, build_layout(tiles))
     assert drawn.shape == image.shape and image.max() == 0
     assert drawn[106, 30].any() and drawn[80, 52].any()  # box edges painted
+
+
+def test_draw_asks_about_the_tiles_read_in_doubt_as_the_page_does():
+    """A '?' (and the flag colour) on a tile read unsure, none on a sure one that only fits no
+    group; a layout without flag_reasons (a reading stored before them) marks every flagged tile."""
+    from vision.draw import FLAGGED
+    from vision.layout import build_layout
+    image = np.zeros((320, 400, 3), np.uint8)
+    tiles = [{"tile": t, "box": [10 + 42 * k, 50, 50 + 42 * k, 106], "confidence": 0.9, "rotation": "upright"}
+             for k, t in enumerate(["1m", "2m", "3m", "4m", "5m", "6m", "7m"])]
+    tiles += [{"tile": "1m", "box": [10, 200, 50, 256], "confidence": 0.95, "rotation": "upright"},  # fits no group
+              {"tile": "5p", "box": [60, 200, 100, 256], "confidence": 0.2, "rotation": "upright"}]  # and read unsure
+    layout = build_layout(tiles)
+    assert layout["flag_reasons"] == {"7": ["unplaced"], "8": ["low_confidence", "unplaced"]}
+    flag = np.array(FLAGGED, np.uint8)
+    def flagged_at(img, x, y):  # the box's left edge, in the flag colour
+        return bool((img[y, x - 1:x + 2] == flag).all(-1).any())
+    drawn = draw_tiles(image, tiles, layout)
+    assert not flagged_at(drawn, 10, 240) and flagged_at(drawn, 60, 240)
+    old = draw_tiles(image, tiles, {k: v for k, v in layout.items() if k != "flag_reasons"})
+    assert flagged_at(old, 10, 240) and flagged_at(old, 60, 240)

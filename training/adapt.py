@@ -77,6 +77,7 @@ CHECK_SHARE = 0.5
 
 
 _STARTED = [time.monotonic()]  # when this run began: progress lines say how long it has run
+PROGRESS_PARTS = 10  # a tuning's steps say how far it is this often: one takes a minute or more
 
 
 def progress(message: str) -> None:
@@ -226,6 +227,8 @@ def fine_tune(net: TileNet, crops: np.ndarray, cls: np.ndarray, epochs: int = 30
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
     total = epochs * steps_per_epoch
     for step in range(total):
+        if step and step % max(1, total // PROGRESS_PARTS) == 0:
+            progress(f"  {100 * step // total}% of this tuning")
         net.train()
         for g in opt.param_groups:
             g["lr"] = lr * 0.5 * (1 + np.cos(np.pi * step / total))

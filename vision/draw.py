@@ -25,11 +25,15 @@ def roles(layout: dict) -> dict[int, str]:
 def draw_tiles(image: np.ndarray, tiles: list[dict], layout: dict) -> np.ndarray:
     """A copy of the BGR image with each tile boxed and labelled (cv2 text is ASCII: engine notation).
 
-    Flagged tiles get a thicker box and a '?' after the label.
+    Tiles read in doubt get a thicker box and a '?' after the label: flagged for a reason other than
+    lying in no group (layout's flag_reasons; without them, every flagged tile), as the page's
+    editor marks them, so the photo and the hand ask about the same tiles.
     """
     out = image.copy()
     role = roles(layout)
-    flagged = set(layout["flagged"])
+    reasons = layout.get("flag_reasons")
+    flagged = {i for i in layout["flagged"]
+               if reasons is None or any(r != "unplaced" for r in reasons.get(str(i), ["?"]))}
     scale = max(out.shape[:2]) / 1000  # line and text size follow the photo's size
     thick = max(1, round(2 * scale))
     for i, t in enumerate(tiles):

@@ -301,7 +301,7 @@ async function sendCorrections(pressed = false) {
     const res = await post("/api/examples", c);
     lastExamplesKey = key;
     say(status, t("examples_sent", { n: res.count }), "ok");
-    showAdaptPanel(res.count, "sent");
+    showAdaptPanel(res.count);
   } catch (e) {
     say(pressed ? status : $("#examples-count"), t("error_prefix") + e.message, "error");
   }
@@ -315,8 +315,8 @@ function syncSaveCorrections() {
 
 $("#save-corrections").addEventListener("click", () => sendCorrections(true));
 
-/** how: "sent" (just saved) or undefined (a count only). */
-async function showAdaptPanel(count, how) {
+/** The adapt panel: the count of saved photos and their list (count: a count just answered). */
+async function showAdaptPanel(count) {
   let saved = [];
   try { ({ count, examples: saved = [] } = await get("/api/examples")); } catch (e) { count = count || 0; }
   const section = $("#adapt-section");
@@ -324,7 +324,7 @@ async function showAdaptPanel(count, how) {
   renderExamples(saved);
   if (!count && !editor.photo) return;
   section.hidden = false;
-  say($("#examples-count"), t(how === "sent" ? "examples_sent" : "examples_count", { n: count }), "ok");
+  say($("#examples-count"), t("examples_count", { n: count }), "ok");
   $("#adapt-button").disabled = !count;
 }
 
@@ -338,7 +338,7 @@ function renderExamples(saved) {
       e.thumb_url ? el("img", { class: "thumb", src: e.thumb_url, alt: "" }) : el("span", { class: "thumb" }),
       el("span", { class: "what", text: [e.tiles === null ? "" : t("example_tiles", { n: e.tiles }), when]
         .filter(Boolean).join(" · ") }),
-      el("button", { type: "button", class: "small", text: t("example_remove"),
+      el("button", { type: "button", class: "small", text: t("example_remove"), disabled: adaptRunning,
                      "aria-label": t("example_remove_label", { when }), onclick: () => removeExample(e.photo_id) })));
   }
 }
@@ -355,14 +355,17 @@ async function removeExample(id) {
 }
 
 let adaptTimer = null;
+let adaptRunning = false;
 function showAdapt(res) {
   const status = res.status || "idle";
   const secs = Math.max(0, Math.floor(res.elapsed_s || 0));
   const elapsed = status === "running" && res.elapsed_s !== undefined
     ? ` (${t("adapt_elapsed", { m: Math.floor(secs / 60), s: secs % 60 })})` : "";
-  const killed = status === "failed" && res.killed ? ` (${t("adapt_killed")})` : "";
+  const killed = status === "failed" && res.killed ? t("adapt_killed_sep") + t("adapt_killed") : "";
   say($("#adapt-status"), t(`adapt_status_${status}`) + elapsed + killed, status === "failed" ? "error" : "info");
   $("#adapt-button").disabled = status === "running";
+  adaptRunning = status === "running";
+  for (const b of document.querySelectorAll("#examples-list button")) b.disabled = adaptRunning; // it reads them
   const log = $("#adapt-log");
   log.textContent = res.log_tail || "";
   log.hidden = !res.log_tail;
@@ -573,6 +576,8 @@ window.addEventListener("langchange", () => {
   loadGames();
   applyFromGame();
   editor.build();
+  showAdaptPanel(); // the saved photos' lines and the count, in the new language
+  pollAdapt();
   if (lastResult) renderResult(lastResult.result, lastResult.request);
   if (!$("#record-section").hidden && recordGame) loadRecordGame(false);
 });
