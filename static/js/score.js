@@ -577,7 +577,7 @@ window.addEventListener("langchange", () => {
   applyFromGame();
   editor.build();
   showAdaptPanel(); // the saved photos' lines and the count, in the new language
-  pollAdapt();
+  if (!$("#adapt-status").hidden) pollAdapt(); // a run's status, where one is shown
   if (lastResult) renderResult(lastResult.result, lastResult.request);
   if (!$("#record-section").hidden && recordGame) loadRecordGame(false);
 });
