@@ -22,9 +22,10 @@ def test_vision_docstring_examples(name):
     assert result.attempted > 0 or name not in WITH_EXAMPLES
 
 
-@pytest.mark.parametrize("name", ["training.adapt", "training.adapt_study"])
+@pytest.mark.parametrize("name", ["training.adapt", "training.adapt_study", "training.model_files"])
 def test_adapt_docstring_examples(name):
-    """adapt's held check (its parts, how they pool) and how the study words it."""
+    """adapt's held check (its parts, how they pool), how the study words it, and how adapt puts
+    a model file in place whole."""
     pytest.importorskip("torch")
     result = doctest.testmod(importlib.import_module(name))
     assert result.failed == 0 and result.attempted > 0

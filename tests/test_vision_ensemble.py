@@ -1,6 +1,8 @@
 """The classifier as an ensemble of TileNets: saved, loaded, exported and adapted as one net."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -184,3 +186,24 @@ def test_one_network_or_an_adapted_ensemble_leaves_no_first_member(tmp_path):
     (tmp_path / CLASSIFIER_FIRST_FILE).write_bytes(b"an earlier ensemble's leading member")
     ensemble.install(TileEnsemble(_nets()), tmp_path, crops, cascade=False)  # as adapt installs
     assert not (tmp_path / CLASSIFIER_FIRST_FILE).exists()
+
+
+def test_an_install_stopped_mid_write_leaves_the_installed_model_whole(tmp_path, monkeypatch):
+    """The app loads a model file whenever it changes: adapt writes each file beside its place and
+    renames it over (training/model_files.py), so a run stopped while quantizing (memory running
+    out on a Pi) leaves the old file whole and no part file behind."""
+    from training import ensemble
+
+    crops = (np.random.default_rng(0).random((40, 96, 96, 3)) * 255).astype(np.uint8)
+    ensemble.install(_nets(n=1)[0], tmp_path, crops)
+    before = (tmp_path / "classifier.onnx").read_bytes()
+
+    def out_of_memory(path, *a, **k):
+        Path(path).write_bytes(b"half an int8 model")
+        raise MemoryError
+
+    monkeypatch.setattr(ensemble, "quantize_classifier", out_of_memory)
+    with pytest.raises(MemoryError):
+        ensemble.install(_nets(n=1)[0], tmp_path, crops)
+    assert (tmp_path / "classifier.onnx").read_bytes() == before
+    assert not [p.name for p in tmp_path.iterdir() if ".part" in p.name]

@@ -46,6 +46,7 @@ import numpy as np
 from training.adapt_paste import pasted_photos
 from training.dataset import write_labels, xyxy_to_labels
 from training.evaluate import score
+from training.model_files import move_into
 from vision.model import CLOSEUP_DETECTOR_FILE, DEFAULTS, load_config
 
 WEIGHTS_FILE = "detector.pt"
@@ -223,8 +224,8 @@ def install(models_dir: Path, weights: Path, onnx: Path, files: tuple[str, str] 
     """Keep the current detector (the one files name) under previous/, then put the new one in place."""
     models_dir = Path(models_dir)
     keep_previous(models_dir, files)
-    shutil.copy2(weights, models_dir / files[0])
-    shutil.copy2(onnx, models_dir / files[1])
+    move_into(weights, models_dir / files[0])  # whole: the app may load it any moment
+    move_into(onnx, models_dir / files[1])
 
 
 def int8_calibration(work: Path, files: tuple[str, str]) -> list[np.ndarray] | None:

@@ -28,6 +28,7 @@ from torch.nn import functional as F
 from training.adapt import (HELD_COPIES, MAX_JITTER, PROGRESS_PARTS, balanced_pick, check_length, judged_in_turn,
                             number_targets, progress)
 from training.adapt_detector import keep_previous
+from training.model_files import replaced
 from training import train_group_reader as tgr
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss
 from training.quantize import INT8_READERS, quantize_reader
@@ -168,10 +169,12 @@ def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, folds: li
         if parts:  # five photos are too few to leave one unused (as the classifier's adapt)
             new_net = tune(np.ones(len(y), bool))
         keep_previous(models_dir, (kind.weights_file, kind.onnx_file))
-        torch.save(new_net.state_dict(), models_dir / kind.weights_file)
-        kind.export(new_net, models_dir / kind.onnx_file)
-        if Path(kind.onnx_file).stem in INT8_READERS:  # as shipped
-            quantize_reader(models_dir / kind.onnx_file, x, seed)
+        with replaced(models_dir / kind.weights_file) as part:
+            torch.save(new_net.state_dict(), part)
+        with replaced(models_dir / kind.onnx_file) as part:  # the app may load it any moment
+            kind.export(new_net, part)
+            if Path(kind.onnx_file).stem in INT8_READERS:  # as shipped
+                quantize_reader(part, x, seed)
     return {f"{kind.name}_crops": int(len(y)), "held_out_crops": sum(judged["held"]),
             "held_out_by_photo": bool(parts), "held_parts": len(judged["held"]),
             "rehearsal_crops": 0 if rehearsal is None else int(len(rehearsal[1])),

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from training.adapt_detector import candidate_models, detector_errors, held_split, keep_previous, why_not_tune
+from training.model_files import replaced
 from vision.verifier import VERIFIER_FILE
 
 WEIGHTS_FILE = "verifier.pt"
@@ -84,8 +85,10 @@ def adapt_verifier(models_dir: Path, photos, holdout_share: float = 0.25, seed: 
             report["installed_trained_on"] = len(photos)
         if installed:
             keep_previous(models_dir, (WEIGHTS_FILE, VERIFIER_FILE))
-            torch.save(net.state_dict(), models_dir / WEIGHTS_FILE)
-            export_onnx(net, models_dir / VERIFIER_FILE)
+            with replaced(models_dir / WEIGHTS_FILE) as part:
+                torch.save(net.state_dict(), part)
+            with replaced(models_dir / VERIFIER_FILE) as part:  # the app may load it any moment
+                export_onnx(net, part)
             report["after_all"] = detector_errors(Recognizer(models_dir, threads=threads), photos)
     finally:
         shutil.rmtree(work, ignore_errors=True)

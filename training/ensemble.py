@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from training.cls_net import TileEnsemble, TileNet, export_onnx, first_member, load_weights
+from training.model_files import replaced
 from training.quantize import quantize_classifier
 from vision.model import CLASSIFIER_FILE, CLASSIFIER_FIRST_FILE, ENSEMBLE_ID
 
@@ -48,7 +49,8 @@ def install(net: torch.nn.Module, models: Path, calibration_crops: np.ndarray, s
     member's sure answer no longer stands for the ensemble's (measured only without the cascade).
     By default it tunes the leading member alone and installs it as one network."""
     models = Path(models)
-    torch.save(net.state_dict(), models / "classifier.pt")
+    with replaced(models / "classifier.pt") as part:  # the app may load any file any moment
+        torch.save(net.state_dict(), part)
     first = models / CLASSIFIER_FIRST_FILE
     tag = uuid.uuid4().hex if cascade and isinstance(net, TileEnsemble) else None
     if tag:  # written before the ensemble: the app reloads on the latter
@@ -61,12 +63,13 @@ def install(net: torch.nn.Module, models: Path, calibration_crops: np.ndarray, s
 def _write_int8(net: torch.nn.Module, path: Path, calibration_crops: np.ndarray, seed: int, tag: str | None) -> None:
     import onnx
 
-    export_onnx(net, path)
-    quantize_classifier(path, calibration_crops, seed)
-    if tag:
-        model = onnx.load(str(path))
-        onnx.helper.set_model_props(model, {ENSEMBLE_ID: tag})
-        onnx.save(model, str(path))
+    with replaced(path) as part:  # float, then int8, then tagged: the app sees only the last
+        export_onnx(net, part)
+        quantize_classifier(part, calibration_crops, seed)
+        if tag:
+            model = onnx.load(str(part))
+            onnx.helper.set_model_props(model, {ENSEMBLE_ID: tag})
+            onnx.save(model, str(part))
 
 
 def build(models: Path, others: list[Path], calibration_crops: np.ndarray, seed: int = 0) -> TileEnsemble:

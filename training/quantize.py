@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from training.augment import photometric, rotate_cw
+from training.model_files import move_into
 from vision.crops import CLS_INPUT, to_input
 from vision.flowers import FLOWER_INPUT
 from vision.model import detector_input
@@ -140,4 +141,4 @@ def _quantize(onnx_path, inputs, exclude: list[str] | None = None, input_name: s
                         quant_format=QuantFormat.QDQ, per_channel=True,
                         activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
                         nodes_to_exclude=exclude or [], calibrate_method=method or CalibrationMethod.MinMax)
-        (Path(tmp) / "int8.onnx").replace(onnx_path)
+        move_into(Path(tmp) / "int8.onnx", onnx_path)  # tmp may be another filesystem (tmpfs)
