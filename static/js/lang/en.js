@@ -123,7 +123,7 @@ export default {
   examples_count: "{n} corrected photos collected",
   drop_not_photo: "That is not a photo; drop a JPEG, PNG, WebP or HEIC photo",
   sheet_crop: "this tile in the photo",
-  adapt_killed: "the run was stopped (a shutdown, memory running out, or stopped by hand); the models you had are unchanged; press again to retry",
+  adapt_killed: "the run was stopped (a shutdown, memory running out, or stopped by hand); the models it had finished are in use, the others as they were; press again to retry",
   adapt_killed_sep: ": ",
   examples_list: "Photos with saved corrections",
   example_tiles: "{n} tiles",

@@ -124,7 +124,7 @@ export default {
   examples_count: "已收集 {n} 張更正過的照片",
   drop_not_photo: "拖進來的不是照片；請拖一張 JPEG、PNG、WebP 或 HEIC 照片",
   sheet_crop: "照片裡的這張牌",
-  adapt_killed: "程序被中止了（關機、記憶體不足或被手動停止）；原本的模型沒變，可以再按一次",
+  adapt_killed: "程序被中止了（關機、記憶體不足或被手動停止）；已調整完成的模型已經生效，其餘照舊，可以再按一次",
   adapt_killed_sep: "：",
   examples_list: "存過更正的照片",
   example_tiles: "{n} 張牌",
