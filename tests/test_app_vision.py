@@ -420,3 +420,23 @@ def test_saved_corrections_are_listed_and_can_be_removed(tmp_path, fake):
     assert r.status_code == 404 and r.get_json()["code"] == "no_example"
     assert c.delete("/api/examples/..%2f..%2fsecret_key", headers=FETCH).status_code == 404
     assert c.delete(f"/api/examples/{pid}").status_code == 403  # a page that is not ours cannot remove one
+
+
+def test_the_player_can_stop_a_running_adapt(tmp_path, fake):
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "classifier.pt").write_bytes(b"weights")
+    command = [sys.executable, "-c", "import time; print('[adapt 0:00] classifier', flush=True); time.sleep(60)"]
+    c = make_app(tmp_path, RECOGNIZER=fake, ADAPT_COMMAND=command, TRAINING_MISSING=list).test_client()
+    r = c.delete("/api/adapt", headers=FETCH)
+    assert r.status_code == 409 and r.get_json()["code"] == "adapt_not_running"  # nothing to stop
+    pid = upload(c, fixture_photo()).get_json()["photo_id"]
+    c.post("/api/examples", json={"photo_id": pid, "tiles": [{"tile": "1m", "box": [0, 0, 9, 9]}]}, headers=FETCH)
+    assert c.post("/api/adapt", headers=FETCH).status_code == 202
+    assert c.delete("/api/adapt").status_code == 403  # a page that is not ours cannot stop it
+    started = time.monotonic()
+    answer = c.delete("/api/adapt", headers=FETCH).get_json()
+    assert time.monotonic() - started < 20  # stopped, not waited out
+    assert answer["status"] == "failed" and answer["killed"] is True
+    assert c.post("/api/adapt", headers=FETCH).status_code == 202  # and it can start again
+    c.delete("/api/adapt", headers=FETCH)

@@ -1035,3 +1035,37 @@ def test_a_sure_tile_that_fits_no_group_is_not_marked_as_doubtful(fake_server, n
     expect(page.locator("#hand-editor .tile-btn.flagged")).to_have_attribute("data-tile", "1s")
     snap(page, f"score-unplaced-unmarked-{size}")
     assert not page.js_errors
+
+
+def test_a_running_adapt_shows_its_time_and_can_be_stopped(tmp_path, new_page):
+    """While adapt runs the page shows how long it has run, its log, and a stop button; stopped,
+    it says so and offers the run again."""
+    command = [sys.executable, "-c", "import time; print('[adapt 0:00] classifier', flush=True); time.sleep(60)"]
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "classifier.pt").write_bytes(b"weights")
+    url, shutdown = thread_server(tmp_path, ADAPT_COMMAND=command, TRAINING_MISSING=list, MODELS_DIR=models)
+    try:
+        page = page_at(new_page, "phone", url + "/")
+        page.set_input_files("#photo-input", str(PHOTOS[0]))
+        page.locator("#hand-editor .tile-btn.flagged").click()
+        page.click('#tile-sheet button.key[data-tile="7s"]')
+        page.click("#save-corrections")
+        expect(page.locator("#examples-count")).to_have_text("已收集 1 張更正過的照片")
+        page.click("#adapt-button")
+        expect(page.locator("#adapt-status")).to_contain_text("模型調整中")
+        expect(page.locator("#adapt-status")).to_contain_text("已進行")
+        expect(page.locator("#adapt-log")).to_contain_text("[adapt 0:00] classifier")
+        stop = page.locator("#adapt-stop")
+        expect(stop).to_be_visible()
+        expect(page.locator("#examples-list button")).to_be_disabled()  # adapt reads them
+        stop.scroll_into_view_if_needed()
+        snap(page, "score-adapt-running-phone")
+        stop.click()
+        expect(page.locator("#adapt-status")).to_contain_text("程序被中止了")
+        expect(stop).to_be_hidden()
+        expect(page.locator("#adapt-button")).to_be_enabled()
+        expect(page.locator("#examples-list button")).to_be_enabled()
+        assert not page.js_errors
+    finally:
+        shutdown()

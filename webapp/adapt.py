@@ -59,6 +59,18 @@ class AdaptJob:
             code = self._process.poll()
         return "running" if code is None else ("done" if code == 0 else "failed")
 
+    def stop(self) -> bool:
+        """Stop the running job (the player pressed stop); False when none runs. Each model file
+        adapt installs is put in place whole (training/model_files.py), so those it had finished
+        stay installed and the others as they were."""
+        with self._lock:
+            if self._process is None or self._process.poll() is not None:
+                return False
+            self._process.terminate()
+            process = self._process
+        process.wait(30)
+        return True
+
     def killed(self) -> bool:
         """Whether the last job ended by a signal (stopped from outside, or out of memory), not by
         an error of its own: its log then ends mid-step, with no reason of its own."""

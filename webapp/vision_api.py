@@ -136,6 +136,13 @@ def adapt_status():
     return jsonify(_adapt_status())
 
 
+@bp.delete("/api/adapt")
+def stop_adapt():
+    if not services().adapt.stop():
+        raise ApiError(409, "no adaptation is running", code="adapt_not_running")
+    return jsonify(_adapt_status())
+
+
 def _flowers_field() -> str | None:
     """`flowers` as tiles text ("1f 5f"), a JSON string, or a JSON list of tiles."""
     raw = request.form.get("flowers")

@@ -360,10 +360,11 @@ function showAdapt(res) {
   const status = res.status || "idle";
   const secs = Math.max(0, Math.floor(res.elapsed_s || 0));
   const elapsed = status === "running" && res.elapsed_s !== undefined
-    ? ` (${t("adapt_elapsed", { m: Math.floor(secs / 60), s: secs % 60 })})` : "";
+    ? t("adapt_elapsed", { m: Math.floor(secs / 60), s: secs % 60 }) : "";
   const killed = status === "failed" && res.killed ? t("adapt_killed_sep") + t("adapt_killed") : "";
   say($("#adapt-status"), t(`adapt_status_${status}`) + elapsed + killed, status === "failed" ? "error" : "info");
   $("#adapt-button").disabled = status === "running";
+  $("#adapt-stop").hidden = status !== "running";
   adaptRunning = status === "running";
   for (const b of document.querySelectorAll("#examples-list button")) b.disabled = adaptRunning; // it reads them
   const log = $("#adapt-log");
@@ -376,6 +377,15 @@ function showAdapt(res) {
 async function pollAdapt() {
   try { showAdapt(await get("/api/adapt")); } catch (e) { say($("#adapt-status"), t("error_prefix") + e.message, "error"); }
 }
+
+$("#adapt-stop").addEventListener("click", async () => {
+  try {
+    showAdapt(await api("DELETE", "/api/adapt"));
+  } catch (e) {
+    if (e.status !== 409) { say($("#adapt-status"), t("error_prefix") + e.message, "error"); return; }
+    pollAdapt(); // it had ended already
+  }
+});
 
 $("#adapt-button").addEventListener("click", async () => {
   try {
