@@ -198,15 +198,23 @@ def test_adapt_runs_one_job_in_the_background(tmp_path, fake):
     assert c.get("/api/adapt").get_json()["log_tail"] == "adapting []\n"
 
 
-def test_an_adapt_stopped_from_outside_says_so(tmp_path, fake):
-    import signal
+ADAPT_LOGGING = [sys.executable, "-c", "import time; print('[adapt 0:00] classifier', flush=True); time.sleep(60)"]
+
+
+def adapt_ready(tmp_path, fake, command=ADAPT_LOGGING):
+    """A client whose adapt runs `command`, with a classifier to adapt and one saved correction."""
     models = tmp_path / "models"
-    models.mkdir()
+    models.mkdir(exist_ok=True)
     (models / "classifier.pt").write_bytes(b"weights")
-    command = [sys.executable, "-c", "import time; print('[adapt 0:00] classifier', flush=True); time.sleep(30)"]
     c = make_app(tmp_path, RECOGNIZER=fake, ADAPT_COMMAND=command, TRAINING_MISSING=list).test_client()
     pid = upload(c, fixture_photo()).get_json()["photo_id"]
     c.post("/api/examples", json={"photo_id": pid, "tiles": [{"tile": "1m", "box": [0, 0, 9, 9]}]}, headers=FETCH)
+    return c
+
+
+def test_an_adapt_stopped_from_outside_says_so(tmp_path, fake):
+    import signal
+    c = adapt_ready(tmp_path, fake)
     assert c.post("/api/adapt", headers=FETCH).status_code == 202
     job = c.application.extensions["mahjong"].adapt
     deadline = time.monotonic() + 20
@@ -423,15 +431,9 @@ def test_saved_corrections_are_listed_and_can_be_removed(tmp_path, fake):
 
 
 def test_the_player_can_stop_a_running_adapt(tmp_path, fake):
-    models = tmp_path / "models"
-    models.mkdir()
-    (models / "classifier.pt").write_bytes(b"weights")
-    command = [sys.executable, "-c", "import time; print('[adapt 0:00] classifier', flush=True); time.sleep(60)"]
-    c = make_app(tmp_path, RECOGNIZER=fake, ADAPT_COMMAND=command, TRAINING_MISSING=list).test_client()
+    c = adapt_ready(tmp_path, fake)
     r = c.delete("/api/adapt", headers=FETCH)
     assert r.status_code == 409 and r.get_json()["code"] == "adapt_not_running"  # nothing to stop
-    pid = upload(c, fixture_photo()).get_json()["photo_id"]
-    c.post("/api/examples", json={"photo_id": pid, "tiles": [{"tile": "1m", "box": [0, 0, 9, 9]}]}, headers=FETCH)
     assert c.post("/api/adapt", headers=FETCH).status_code == 202
     assert c.delete("/api/adapt").status_code == 403  # a page that is not ours cannot stop it
     started = time.monotonic()
