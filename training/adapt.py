@@ -87,6 +87,22 @@ def progress(message: str) -> None:
     print(f"[adapt {secs // 60}:{secs % 60:02d}] {message}", file=sys.stderr, flush=True)
 
 
+def tuning_progress(step: int, total: int) -> None:
+    """At every PROGRESS_PARTS-th of a tuning's steps, say how far it is (the classifier's and the
+    readers' tunings alike).
+
+    >>> import contextlib, io
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     for step in range(20):
+    ...         tuning_progress(step, 20)
+    >>> [line.split("] ")[1] for line in err.getvalue().splitlines()][:2]
+    ['  10% of this tuning', '  20% of this tuning']
+    """
+    if step and step % max(1, total // PROGRESS_PARTS) == 0:
+        progress(f"  {100 * step // total}% of this tuning")
+
+
 def check_length(full: int, held: bool) -> int:
     """The steps (or epochs) of a held check's tuning, where the installed model's are `full`:
     CHECK_SHARE of them with held photos, all of them without (the check's model is installed).
@@ -227,8 +243,7 @@ def fine_tune(net: TileNet, crops: np.ndarray, cls: np.ndarray, epochs: int = 30
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
     total = epochs * steps_per_epoch
     for step in range(total):
-        if step and step % max(1, total // PROGRESS_PARTS) == 0:
-            progress(f"  {100 * step // total}% of this tuning")
+        tuning_progress(step, total)
         net.train()
         for g in opt.param_groups:
             g["lr"] = lr * 0.5 * (1 + np.cos(np.pi * step / total))

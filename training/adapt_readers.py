@@ -25,8 +25,8 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from training.adapt import (HELD_COPIES, MAX_JITTER, PROGRESS_PARTS, balanced_pick, check_length, judged_in_turn,
-                            number_targets, progress)
+from training.adapt import (HELD_COPIES, MAX_JITTER, balanced_pick, check_length, judged_in_turn, number_targets,
+                            tuning_progress)
 from training.adapt_detector import keep_previous
 from training.model_files import replaced
 from training import train_group_reader as tgr
@@ -101,8 +101,7 @@ def fine_tune(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, steps: i
     n_own = batch - n_replay
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=0.01)
     for step in range(steps):
-        if step and step % max(1, steps // PROGRESS_PARTS) == 0:
-            progress(f"  {100 * step // steps}% of this tuning")
+        tuning_progress(step, steps)
         net.train()
         for g in opt.param_groups:
             g["lr"] = lr * 0.5 * (1 + np.cos(np.pi * step / steps))

@@ -38,6 +38,8 @@ def replaced(path):
     part = path.with_name(f".{path.stem}.{os.getpid()}.part{path.suffix}")
     try:
         yield part
+        with open(part, "rb+") as f:  # on disk before the rename, as webapp/photos.write_atomic does:
+            os.fsync(f.fileno())  # a Pi unplugged just after must not find the name on an empty file
         os.replace(part, path)
     finally:
         part.unlink(missing_ok=True)
