@@ -19,7 +19,8 @@ from flask import Flask
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from webapp import api, errors, games_api, pages, security, services, vision_api
-from webapp.adapt import AdaptJob, adapt_command
+from webapp.adapt import AdaptJob, adapt_command, calibration_command
+from webapp.calibration import CALIBRATION_PHOTO
 from webapp.camera import Camera
 from webapp.camera_sources import camera_opener
 from webapp.db import hold_open, open_database
@@ -74,13 +75,15 @@ def create_app(config: dict | None = None) -> Flask:
     app.json.ensure_ascii = False  # player names and 台 names stay readable
     app.json.sort_keys = False
     examples_dir = data_dir / "examples"
-    for folder in (data_dir / "photos", examples_dir):  # temporary files a kill left behind
+    for folder in (data_dir / "photos", examples_dir, (data_dir / CALIBRATION_PHOTO).parent):  # a kill's leftovers
         remove_orphans(folder)
     services.install(app, services.Services(
         data_dir=data_dir, db_path=db_path, photos=PhotoStore(data_dir / "photos", quota_bytes=int(config["PHOTO_QUOTA_MB"] * 2**20)),
         examples_dir=examples_dir,
         recognizer=RecognizerSource(models_dir, injected=config.get("RECOGNIZER")),
         adapt=AdaptJob(data_dir / "adapt.log", config.get("ADAPT_COMMAND") or adapt_command(examples_dir, models_dir),
+                      calibration=config.get("ADAPT_COMMAND") or calibration_command(
+                          data_dir / CALIBRATION_PHOTO, models_dir),
                       **({"missing": config["TRAINING_MISSING"]} if "TRAINING_MISSING" in config else {})),
         camera=Camera(config["CAMERA_INDEX"], config.get("CAMERA_OPENER") or camera_opener(config["CAMERA"])),
         pin_throttle=PinThrottle(), keeper=hold_open(db_path)))

@@ -179,7 +179,7 @@ def test_adapt_runs_one_job_in_the_background(tmp_path, fake):
     models.mkdir()
     command = [sys.executable, "-c", "import sys, time; print('adapting', sys.argv[1:]); time.sleep(0.5)"]
     c = make_app(tmp_path, RECOGNIZER=fake, ADAPT_COMMAND=command, TRAINING_MISSING=list).test_client()
-    assert c.get("/api/adapt").get_json() == {"status": "idle", "log_tail": "", "training_missing": [],
+    assert c.get("/api/adapt").get_json() == {"status": "idle", "source": None, "steps": [], "log_tail": "", "training_missing": [],
                                               "install_command": None}
     assert c.post("/api/adapt", headers=FETCH).status_code == 503           # no classifier.pt
     (models / "classifier.pt").write_bytes(b"weights")
@@ -210,6 +210,34 @@ def adapt_ready(tmp_path, fake, command=ADAPT_LOGGING):
     pid = upload(c, fixture_photo()).get_json()["photo_id"]
     c.post("/api/examples", json={"photo_id": pid, "tiles": [{"tile": "1m", "box": [0, 0, 9, 9]}]}, headers=FETCH)
     return c
+
+
+# adapt's own progress (training/adapt_progress.py: no torch), then a line a killed run left half written
+ADAPT_STEPS = [sys.executable, "-c", "from training.adapt_progress import progress, model\n"
+               "progress('adapt_step_reading', n=1)\n"
+               "for p in (10, 20): progress('adapt_step_tuning', percent=p)\n"  # done: not listed
+               "progress('adapt_step_skipped', model=model('detector'), why={'code': 'adapt_skip_needs_photos',"
+               " 'params': {'min': 2}})\n"
+               "import os; open(os.environ['MAHJONG_ADAPT_STEPS'], 'a').write('{\"at_s\": 3, \"co')"]
+
+
+def test_adapt_steps_are_worded_in_the_pages_language(tmp_path, fake):
+    """The steps adapt says on the terminal in English reach the page in its own language."""
+    c = adapt_ready(tmp_path, fake, ADAPT_STEPS)
+    assert c.post("/api/adapt", headers=FETCH).status_code == 202
+    c.application.extensions["mahjong"].adapt.wait(20)
+    zh = c.get("/api/adapt", headers={"Accept-Language": "zh-TW"}).get_json()
+    assert zh["status"] == "done"
+    assert [s["text"] for s in zh["steps"]] == ["讀取 1 張更正過的照片", "找牌：不調整，新模型要用留下的照片檢查，至少要 2 張照片"]
+    assert [s["code"] for s in zh["steps"]] == ["adapt_step_reading", "adapt_step_skipped"]
+    en = c.get("/api/adapt", headers={"Accept-Language": "en"}).get_json()
+    assert [s["text"] for s in en["steps"]] == [
+        "reading 1 corrected photo",
+        "tile finder: left as it is: a new model is checked on a held photo: it needs 2 photos or more"]
+    assert "[adapt 0:00] reading 1 corrected photo" in en["log_tail"]  # the terminal's wording, in the log
+    assert c.post("/api/adapt", headers=FETCH).status_code == 202  # a new run starts with no steps
+    c.application.extensions["mahjong"].adapt.wait(20)
+    assert len(c.get("/api/adapt").get_json()["steps"]) == 2
 
 
 def test_an_adapt_stopped_from_outside_says_so(tmp_path, fake):
@@ -439,6 +467,93 @@ def test_the_player_can_stop_a_running_adapt(tmp_path, fake):
     started = time.monotonic()
     answer = c.delete("/api/adapt", headers=FETCH).get_json()
     assert time.monotonic() - started < 20  # stopped, not waited out
-    assert answer["status"] == "failed" and answer["killed"] is True
+    assert answer["status"] == "stopped" and "killed" not in answer  # the player's stop is no failure
     assert c.post("/api/adapt", headers=FETCH).status_code == 202  # and it can start again
+    assert c.get("/api/adapt").get_json()["status"] == "running"
     c.delete("/api/adapt", headers=FETCH)
+
+
+class CalibrationRecognizer:
+    """The 42 faces found as rows of 7 on any photo, or `count` tiles; sees the image it is given."""
+
+    def __init__(self, count: int = 42):
+        self.count, self.config, self.seen = count, {"det_conf": 0.25}, []
+
+    def boxes(self, image):
+        self.seen.append(image.copy())
+        return np.array([[10 + 50 * (i % 7), 10 + 70 * (i // 7), 50 + 50 * (i % 7), 66 + 70 * (i // 7)]
+                         for i in range(self.count)], np.float32)
+
+    def detect(self, image):
+        return self.boxes(image), None
+
+    def recognize(self, image):
+        return [{"box": b.tolist(), "cls": 0, "confidence": 0.9} for b in self.boxes(image)]
+
+
+def calibration_client(tmp_path, recognizer, command=ADAPT_LOGGING):
+    (tmp_path / "models").mkdir(exist_ok=True)
+    (tmp_path / "models" / "classifier.pt").write_bytes(b"weights")
+    return make_app(tmp_path, RECOGNIZER=recognizer, ADAPT_COMMAND=command, TRAINING_MISSING=list).test_client()
+
+
+def test_a_calibration_photo_is_read_in_the_standard_order_and_kept(tmp_path):
+    rec = CalibrationRecognizer()
+    c = calibration_client(tmp_path, rec)
+    assert c.get("/api/calibration/photo").status_code == 404  # none yet
+    r = upload(c, fixture_photo(), route="/api/calibration")
+    assert r.status_code == 200, r.get_json()
+    tiles = r.get_json()["tiles"]
+    assert [t["tile"] for t in tiles] == [*(f"{n}{s}" for s in "mps" for n in range(1, 10)), *"ESWNCFP",
+                                          "1f", "2f", "3f", "4f", "5f", "6f", "7f", "8f"]
+    assert tiles[7]["box"] == [10.0, 80.0, 50.0, 136.0]  # the second row starts with 8萬
+    kept = c.get(r.get_json()["photo_url"])
+    assert kept.status_code == 200 and kept.mimetype == "image/jpeg"
+    decoded = cv2.imdecode(np.frombuffer(kept.data, np.uint8), cv2.IMREAD_COLOR)
+    assert (decoded == rec.seen[0]).all()  # the tiles were found on the very pixels adapt will read
+
+
+def test_a_calibration_photo_of_another_count_is_refused_and_not_kept(tmp_path):
+    c = calibration_client(tmp_path, CalibrationRecognizer(40))
+    r = upload(c, fixture_photo(), route="/api/calibration")
+    assert r.status_code == 400 and r.get_json()["code"] == "calibration_count"
+    assert r.get_json()["params"] == {"found": 40, "needed": 42}
+    zh = c.post("/api/calibration", data={"photo": (io.BytesIO(fixture_photo()), "a.jpg")},
+                headers={**FETCH, "Accept-Language": "zh-TW"}, content_type="multipart/form-data")
+    assert zh.get_json()["error"].startswith("照片裡找到 40 張牌，校正照片要 42 種牌各一張")
+    assert c.get("/api/calibration/photo").status_code == 404
+    assert upload(c, b"not a photo", route="/api/calibration").get_json()["code"] == "photo_unreadable"
+    assert c.post("/api/calibration", headers=FETCH).get_json()["code"] == "no_file"
+    r = c.post("/api/adapt", json={"source": "calibration"}, headers=FETCH)
+    assert r.status_code == 400 and r.get_json()["code"] == "no_calibration"
+
+
+def test_adapt_from_the_calibration_photo(tmp_path):
+    c = calibration_client(tmp_path, CalibrationRecognizer())
+    for body in ({"source": "photos"}, {"source": ["calibration"]}):
+        r = c.post("/api/adapt", json=body, headers=FETCH)
+        assert r.status_code == 400 and r.get_json()["code"] == "adapt_source"
+    assert c.post("/api/adapt", data="[1]", content_type="application/json", headers=FETCH).status_code == 400
+    assert upload(c, fixture_photo(), route="/api/calibration").status_code == 200
+    r = c.post("/api/adapt", json={"source": "calibration"}, headers=FETCH)
+    assert r.status_code == 202 and r.get_json()["source"] == "calibration"
+    r = upload(c, fixture_photo(), route="/api/calibration")  # the run reads the photo it started with
+    assert r.status_code == 409 and r.get_json()["code"] == "calibration_adapt_running"
+    c.delete("/api/adapt", headers=FETCH)
+    assert upload(c, fixture_photo(), route="/api/calibration").status_code == 200
+
+
+def test_the_calibration_command_matches_the_vision_cli(tmp_path):
+    from webapp.adapt import AdaptJob, calibration_command
+
+    cmd = calibration_command(tmp_path / "calibration" / "photo.jpg", tmp_path / "models")
+    assert cmd[1:] == ["-m", "vision", "adapt", "--calibration", str(tmp_path / "calibration" / "photo.jpg"),
+                       "--models", str(tmp_path / "models")]
+    source = (Path(__file__).resolve().parent.parent / "training" / "adapt.py").read_text(encoding="utf-8")
+    assert 'src.add_argument("--calibration"' in source
+    say = [sys.executable, "-c", "import sys; print(sys.argv[1])"]
+    job = AdaptJob(tmp_path / "adapt.log", [*say, "folder"], calibration=[*say, "calibration"], missing=list)
+    for source in ("calibration", "folder"):
+        job.start(source)
+        job.wait(20)
+        assert job.log_tail() == f"{source}\n" and job.source == source

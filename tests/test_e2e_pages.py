@@ -63,8 +63,36 @@ WIN_17 = READY_16 + [S5]                               # the drawn 5s completes 
 ROW_17 = PHOTO_HAND[:-1] + [S7, PHOTO_WINNING]         # the photo hand in one row, the drawn 3p rightmost
 
 
+CALIBRATION_WIDTH = 700  # a photo this wide is a calibration photo: the 42 faces as rows of 7
+
+
+def calibration_grid() -> list[list[float]]:
+    return [[20 + 95 * (i % 7), 20 + 125 * (i // 7), 90 + 95 * (i % 7), 115 + 125 * (i // 7)] for i in range(42)]
+
+
+def calibration_photo(path: Path) -> Path:
+    """The app's own tile pictures laid out in the calibration order on felt, as a player would."""
+    import cv2
+    import numpy as np
+    order = [*(f"{n}{s}" for s in "mps" for n in range(1, 10)), *"ESWNCFP", *(f"{n}f" for n in range(1, 9))]
+    photo = np.full((780, CALIBRATION_WIDTH, 3), (60, 110, 40), np.uint8)
+    for tile, (x1, y1, x2, y2) in zip(order, calibration_grid()):
+        face = cv2.imread(str(ROOT / "static" / "tiles" / f"{tile}.png"), cv2.IMREAD_COLOR)
+        photo[y1:y2, x1:x2] = cv2.resize(face, (x2 - x1, y2 - y1))
+    cv2.imwrite(str(path), photo)
+    return path
+
+
 class FakeRecognizer:
-    """Stands in for the vision model. A photo 640 px wide gets the photo hand; live frames choose by width."""
+    """Stands in for the vision model. A photo 640 px wide gets the photo hand; live frames choose by
+    width; a calibration photo (CALIBRATION_WIDTH) gets the 42 faces."""
+
+    config = {"det_conf": 0.25}
+
+    def detect(self, image):
+        import numpy as np
+        boxes = calibration_grid() if image.shape[1] == CALIBRATION_WIDTH else [d["box"] for d in self.recognize(image)]
+        return np.array(boxes, np.float32).reshape(-1, 4), None
 
     def recognize(self, image):
         width = image.shape[1]
@@ -1005,7 +1033,7 @@ def test_a_flagged_tile_says_why_and_corrections_save_without_scoring(tmp_path, 
         page.click("#lang-switch")  # the list and the count follow the page's language at once
         expect(saved).to_contain_text("17 tiles")
         expect(saved.locator("button")).to_have_text("Remove")
-        expect(page.locator("#examples-count")).to_have_text("1 corrected photos collected")
+        expect(page.locator("#examples-count")).to_have_text("1 corrected photo collected")
         page.click("#lang-switch")
         expect(saved).to_contain_text("17 張牌")
         saved.locator("button").click()
@@ -1037,14 +1065,23 @@ def test_a_sure_tile_that_fits_no_group_is_not_marked_as_doubtful(fake_server, n
     assert not page.js_errors
 
 
-def test_a_running_adapt_shows_its_time_and_can_be_stopped(tmp_path, new_page):
-    """While adapt runs the page shows how long it has run, its log, and a stop button; stopped,
-    it says so and offers the run again."""
-    command = [sys.executable, "-c", "import time; print('[adapt 0:00] classifier', flush=True); time.sleep(60)"]
+def adapt_server(tmp_path, steps: str):
+    """thread_server with a classifier to adapt, whose adapt says `steps` (Python calling
+    training.adapt_progress's progress and model) and then runs a minute: (url, shutdown)."""
+    command = [sys.executable, "-c", f"import time\nfrom training.adapt_progress import model, progress\n{steps}\n"
+               "time.sleep(60)"]
     models = tmp_path / "models"
     models.mkdir()
     (models / "classifier.pt").write_bytes(b"weights")
-    url, shutdown = thread_server(tmp_path, ADAPT_COMMAND=command, TRAINING_MISSING=list, MODELS_DIR=models)
+    return thread_server(tmp_path, ADAPT_COMMAND=command, TRAINING_MISSING=list, MODELS_DIR=models)
+
+
+def test_a_running_adapt_shows_its_time_and_can_be_stopped(tmp_path, new_page):
+    """While adapt runs the page shows how long it has run, its steps in the page's language (the
+    log folded away), and a stop button; stopped, it says so and offers the run again."""
+    url, shutdown = adapt_server(tmp_path, "progress('adapt_step_reading', n=1)\n"
+                                 "progress('adapt_step_model', model=model('suit_reader'))\n"
+                                 "for p in (10, 20, 30): progress('adapt_step_tuning', percent=p)")
     try:
         page = page_at(new_page, "phone", url + "/")
         page.set_input_files("#photo-input", str(PHOTOS[0]))
@@ -1055,17 +1092,90 @@ def test_a_running_adapt_shows_its_time_and_can_be_stopped(tmp_path, new_page):
         page.click("#adapt-button")
         expect(page.locator("#adapt-status")).to_contain_text("模型調整中")
         expect(page.locator("#adapt-status")).to_contain_text("已進行")
-        expect(page.locator("#adapt-log")).to_contain_text("[adapt 0:00] classifier")
+        steps = page.locator("#adapt-steps li .what")
+        expect(steps).to_have_text(["讀取 1 張更正過的照片", "筒條辨識", "這次調整已完成 30%"])  # the latest percent
+        expect(page.locator("#adapt-log")).to_be_hidden()  # folded: the terminal's English is for what went wrong
+        page.click("#adapt-log-box summary")
+        expect(page.locator("#adapt-log")).to_contain_text("[adapt 0:00] reading 1 corrected photo")
         stop = page.locator("#adapt-stop")
         expect(stop).to_be_visible()
         expect(page.locator("#examples-list button")).to_be_disabled()  # adapt reads them
         stop.scroll_into_view_if_needed()
         snap(page, "score-adapt-running-phone")
+        page.click("#lang-switch")
+        expect(steps).to_have_text(["reading 1 corrected photo", "筒 and 條 reader", "30% of this tuning"])
+        expect(page.locator("#examples-count")).to_have_text("1 corrected photo collected")
+        stop.scroll_into_view_if_needed()
+        snap(page, "score-adapt-running-phone-en")
         stop.click()
-        expect(page.locator("#adapt-status")).to_contain_text("程序被中止了")
+        expect(page.locator("#adapt-status")).to_have_text(
+            "Adaptation stopped: the models it had finished are in use, the others as they were")
         expect(stop).to_be_hidden()
         expect(page.locator("#adapt-button")).to_be_enabled()
         expect(page.locator("#examples-list button")).to_be_enabled()
         assert not page.js_errors
+    finally:
+        shutdown()
+
+
+def test_the_pages_wordings_match_in_both_languages(fake_server, new_page):
+    """Every key of the page's Chinese wording has an English one and the reverse, each naming the
+    same values; English forms by count ({one, other}) both name the count."""
+    page = page_at(new_page, "laptop", fake_server + "/")
+    problems = page.evaluate("""async () => {
+      const zh = (await import("/static/js/lang/zh.js")).default, en = (await import("/static/js/lang/en.js")).default;
+      const flat = (d, pre = "") => Object.entries(d).flatMap(([k, v]) =>
+        v && typeof v === "object" && typeof v.other !== "string" ? flat(v, pre + k + ".") : [[pre + k, v]]);
+      const names = (v) => new Set([...(typeof v === "string" ? [v] : Object.values(v)).join(" ")
+        .matchAll(/\\{(\\w+)\\}/g)].map((m) => m[1]));
+      const Z = Object.fromEntries(flat(zh)), E = Object.fromEntries(flat(en)), out = [];
+      for (const k of new Set([...Object.keys(Z), ...Object.keys(E)])) {
+        if (!(k in Z) || !(k in E)) { out.push(`${k}: in one language only`); continue; }
+        if (typeof Z[k] !== "string") out.push(`${k}: Chinese has one form`);
+        for (const n of names(Z[k])) if (!names(E[k]).has(n)) out.push(`${k}: {${n}} only in Chinese`);
+        if (typeof E[k] === "object" && !(E[k].one && names(E[k]).has("n"))) out.push(`${k}: forms without {n}`);
+      }
+      return out;
+    }""")
+    assert problems == []
+    assert not page.js_errors
+
+
+def test_a_calibration_photo_is_checked_tile_by_tile_then_adapted_from(tmp_path, new_page):
+    """The player lays out the 42 faces, uploads the photo, sees each tile cut from it above the
+    tile it will be learnt as, and adapts from it; a photo of another count says how many it found."""
+    url, shutdown = adapt_server(tmp_path, "progress('adapt_step_one_photo', model=model('classifier'), n=42)")
+    try:
+        for size in ("phone", "laptop"):
+            page = page_at(new_page, size, url + "/")
+            expect(page.locator("#calibration-order .calibration-slot")).to_have_count(42)
+            page.locator("#calibration-block").scroll_into_view_if_needed()
+            snap(page, f"score-calibration-order-{size}")
+            page.set_input_files("#calibration-input", str(PHOTOS[0]))  # the photo hand: 17 tiles
+            expect(page.locator("#calibration-status")).to_contain_text("照片裡找到 17 張牌，校正照片要 42 種牌各一張")
+            expect(page.locator("#calibration-check")).to_be_hidden()
+            page.set_input_files("#calibration-input", str(calibration_photo(tmp_path / "laid-out.jpg")))
+            tiles = page.locator("#calibration-tiles li")
+            expect(tiles).to_have_count(42)
+            expect(page.locator("#calibration-status")).to_have_text("找到 42 張牌：請確認每一張都和下面的牌對得上")
+            assert tiles.first.get_attribute("data-tile") == "1m" and tiles.last.get_attribute("data-tile") == "8f"
+            expect(tiles.nth(27).locator(".name")).to_have_text("東")
+            # each crop is the photo's own tile: the cut of 1萬 is not felt
+            drawn = page.evaluate("""() => { const c = document.querySelector('#calibration-tiles canvas');
+              const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let light = 0;
+              for (let i = 0; i < d.length; i += 4) light += d[i] > 180 && d[i + 1] > 180; return light / (d.length / 4); }""")
+            assert drawn > 0.3
+            page.locator("#calibration-check").scroll_into_view_if_needed()
+            snap(page, f"score-calibration-check-{size}")
+            if size == "phone":
+                page.click("#calibration-adapt")
+                expect(page.locator("#adapt-status")).to_contain_text("模型調整中")
+                expect(page.locator("#adapt-steps li .what")).to_have_text(["牌面辨識：用這張照片的 42 張牌調整"])
+                page.click("#lang-switch")
+                expect(page.locator("#calibration-tiles li").nth(27).locator(".name")).to_have_text("East")
+                expect(page.locator("#adapt-steps li .what")).to_have_text(["tile reader: tuning on the photo's 42 tiles"])
+                page.click("#adapt-stop")
+                expect(page.locator("#adapt-status")).to_contain_text("Adaptation stopped")
+            assert not page.js_errors
     finally:
         shutdown()

@@ -20,7 +20,7 @@ from webapp.errors import HTTP_MESSAGES, ApiError, catalog, render
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [*sorted((ROOT / "engine").rglob("*.py")), *sorted((ROOT / "webapp").rglob("*.py")),
-           ROOT / "vision" / "image_io.py", ROOT / "app.py"]
+           ROOT / "vision" / "image_io.py", ROOT / "vision" / "calibration.py", ROOT / "app.py"]
 ZH = {"Accept-Language": "zh-TW,zh;q=0.9,en;q=0.5"}
 EN = {"Accept-Language": "en-US,en;q=0.9"}
 
@@ -66,10 +66,15 @@ def test_the_catalogs_match_each_other_and_their_placeholders():
     assert set(en) == set(zh)
     for code in en:
         assert re.fullmatch(r"[a-z][a-z0-9_]*", code)
-        assert en[code].strip() and zh[code].strip()
+        assert isinstance(zh[code], str), code  # Chinese has no plural forms
+        forms = en[code] if isinstance(en[code], dict) else {"other": en[code]}
+        assert set(forms) in ({"other"}, {"one", "other"}), code
+        assert all(f.strip() for f in forms.values()) and zh[code].strip()
+        en_names = set().union(*(re.findall(r"\{(\w+)\}", f) for f in forms.values()))
+        if len(forms) > 1:  # a count picks the form, and every form names the same values
+            assert "n" in en_names and len({frozenset(re.findall(r"\{(\w+)\}", f)) for f in forms.values()}) == 1
         # Chinese may leave a value out (the English field name), never invent one; it may name a
         # value's Chinese form (dealer_zh beside dealer)
-        en_names = set(re.findall(r"\{(\w+)\}", en[code]))
         assert set(re.findall(r"\{(\w+)\}", zh[code])) <= en_names | {f"{n}_zh" for n in en_names} | {
             "tile_zh", "tiles_zh", "flower_zh"}, code
 
@@ -99,6 +104,15 @@ def test_render_fills_params_and_nested_errors():
     assert render(outer.code, outer.params, "zh") == "第 2 局：東 有 5 張；一副牌只有 4 張"
     assert render(outer.code, outer.params, "en") == "hand 2: 5 copies of E (東); a set has 4"
     assert render("no_such_code", {}, "zh", "fallback") == "fallback"
+
+
+def test_a_count_picks_the_english_form():
+    """"1 tiles" reads wrong: a template with forms takes "one" for n == 1, "other" else; Chinese
+    has one form."""
+    assert render("live_count", {"n": 1}, "en") == "1 tile seen; a hand has 16 or 17"
+    assert render("live_count", {"n": 12}, "en") == "12 tiles seen; a hand has 16 or 17"
+    assert render("live_count", {"n": 0}, "en").startswith("0 tiles seen")
+    assert render("live_count", {"n": 1}, "zh") == "看到 1 張牌；一手牌是 16 或 17 張"
 
 
 # ---- the API: each reproducer of issue 11 item 2, in Chinese and in English ----

@@ -8,7 +8,7 @@ import pytest
 
 from training import adapt_study as study
 from training import compose
-from training.calibration import CALIBRATION_ORDER, calibration_labels, rows_of
+from vision.calibration import CALIBRATION_ORDER, calibration_labels, rows_of
 from training.dataset import labels_to_xyxy, read_labels
 from training.evaluate import iou_matrix
 

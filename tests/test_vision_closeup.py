@@ -94,7 +94,7 @@ def test_closeup_adapt_tunes_the_closeup_files_on_the_closeups(monkeypatch):
     photos = [_photo(1), _photo(3), _photo(17)]
     assert ad.adapt_closeup_detector(MODELS, photos, epochs=2) == {"ok": 1}
     assert [len(b) for _, b in seen["photos"]] == [1, 3] and seen["epochs"] == 2
-    assert seen["files"] == ("detector_closeup.pt", CLOSEUP_DETECTOR_FILE) and seen["subject"] == "close-up detector"
+    assert seen["files"] == ("detector_closeup.pt", CLOSEUP_DETECTOR_FILE) and seen["name"] == "closeup_detector"
 
 
 def test_a_better_closeup_detector_is_installed_beside_the_detector_and_the_old_kept(tmp_path, monkeypatch):
@@ -120,7 +120,7 @@ def test_a_better_closeup_detector_is_installed_beside_the_detector_and_the_old_
     monkeypatch.setattr("training.train_detector.export_detector",
                         lambda pt, out, imgsz=416, calibration=None: fake / "new.onnx")
     r = ad.adapt_closeup_detector(models, [_photo(2), _photo(2), _photo(17)], epochs=1, imgsz=96,
-                                  work=tmp_path / "work", log=lambda *a: None)
+                                  work=tmp_path / "work")
     assert r["installed"] and r["photos"] == 2 and r["installed_trained_on"] == 2
     assert (models / "previous" / CLOSEUP_DETECTOR_FILE).read_bytes() == old
     assert (models / "detector_closeup.pt").read_bytes() == b"new weights"

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from training.calibration import CALIBRATION_ORDER, calibration_labels, rows_of
+from vision.calibration import CALIBRATION_ORDER, calibration_labels, rows_of
 from training.evaluate import average_precision, score
 from vision.model import image_rotation, input_shape, letterbox, pass_quality, stretch, zoom_region
 
@@ -446,7 +446,7 @@ def test_adapt_learns_relabelled_tiles_and_keeps_previous(tmp_path, few_rehearsa
 
 
 def test_calibration_says_the_printed_number_of_each_flower():
-    from training.calibration import calibration_numbers
+    from vision.calibration import calibration_numbers
 
     labels = calibration_labels(_grid((9, 9, 9, 7, 8)))
     numbers = calibration_numbers(labels)
@@ -849,3 +849,10 @@ def test_a_tuning_says_how_far_it_is_as_it_goes(capsys):
     adapt.fine_tune(TileNet(), data["crops"], data["cls"], epochs=2, steps_per_epoch=5, batch=4)
     lines = [x for x in capsys.readouterr().err.splitlines() if "% of this tuning" in x]
     assert [x.split("] ")[1].strip() for x in lines] == [f"{p}% of this tuning" for p in range(10, 100, 10)]
+
+
+def test_the_calibration_doctests_hold():
+    import doctest
+
+    import vision.calibration
+    assert doctest.testmod(vision.calibration).failed == 0

@@ -274,7 +274,7 @@ def test_adapt_detector_tiny_round_installs_only_when_better(det_models, tmp_pat
     from training.adapt_detector import adapt_detector, better
 
     old = (det_models / "detector.onnx").read_bytes()
-    r = adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None,
+    r = adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work",
                        pasted=4, rehearsal=2)
     assert r["before_all"]["errors"] >= 1 and r["held_out_photos"] == 1 and r["held_out_by_photo"]
     assert r["rehearsal"] in (0, 2)  # 0 only where no CJK font is installed
@@ -367,7 +367,7 @@ def test_adapt_detector_installs_a_better_one_and_keeps_the_old(det_models, tmp_
                   {"tiles": 40, "missed": 1, "extra": 0, "errors": 1},   # held tiles laid anew, new detector
                   {"tiles": 9, "missed": 0, "extra": 0, "errors": 0}])   # all photos, after
     monkeypatch.setattr(ad, "detector_errors", lambda rec, photos: next(calls))
-    r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None,
+    r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work",
                           pasted=4)
     assert r["installed"] and r["installed_trained_on"] == 2 and r["after_all"]["errors"] == 0
     assert (det_models / "previous" / "detector.onnx").read_bytes() == old
@@ -385,7 +385,7 @@ def test_adapt_tunes_the_detector_on_the_confirmed_photos_alone_by_default(det_m
                         or next(calls))
     monkeypatch.setattr(ad, "fine_tune", lambda w, photos, *a, **k: seen.update(tuned=len(photos), **k)
                         or fake_tuning / "new.pt")
-    r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None)
+    r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work")
     # composed and rehearsal photos swung the red study's two draws either way: off unless asked
     assert seen["tuned"] == 1 and seen["rehearsal"] == 0 and r["pasted"] == 0 and r["held_composed_photos"] == 0
     assert seen["checked"] == [2, 1, 1, 0, 0] and not r["installed"]
@@ -401,7 +401,7 @@ def test_a_detector_worse_on_the_held_real_photo_is_never_installed(det_models, 
                   {"tiles": 40, "missed": 9, "extra": 0, "errors": 9},   # laid anew: the old misses many
                   {"tiles": 40, "missed": 0, "extra": 0, "errors": 0}])  # the new none
     monkeypatch.setattr(ad, "detector_errors", lambda rec, photos: next(calls))
-    r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work", log=lambda *a: None,
+    r = ad.adapt_detector(det_models, two_photos(), epochs=1, imgsz=96, work=tmp_path / "work",
                           pasted=4)
     assert not r["installed"] and (det_models / "detector.onnx").read_bytes() == old
 
@@ -444,13 +444,13 @@ class FakeRecognizer:
 
 @pytest.mark.parametrize("counts, found", [((42, 0, 0), 42), ((44, 42, 0), 42), ((40, 41, 42), 42)])
 def test_calibration_boxes_tries_the_screened_and_the_unsure_detections(counts, found):
-    from training.adapt import calibration_boxes
+    from vision.calibration import calibration_boxes
 
     assert len(calibration_boxes(None, FakeRecognizer(*counts))) == found
 
 
 def test_calibration_boxes_refuses_a_wrong_count():
-    from training.adapt import calibration_boxes
+    from vision.calibration import calibration_boxes
 
     with pytest.raises(ValueError, match="exactly 42"):
         calibration_boxes(None, FakeRecognizer(40, 41, 43))

@@ -180,7 +180,7 @@ def test_the_check_learns_tiles_from_tables_and_exports_probabilities(tmp_path):
 
     rng = np.random.default_rng(0)
     net, figures = train(tiles_and_tables(64, rng), tiles_and_tables(32, rng), minutes=5, max_steps=40,
-                         batch=32, log=lambda *a: None)
+                         batch=32)
     assert figures["steps"] == 40
     assert figures["held"]["0.5"]["tiles_below"] == 0.0 and figures["held"]["0.5"]["phantoms_below"] == 1.0
     export_onnx(net, tmp_path / "verifier.onnx")
@@ -257,7 +257,7 @@ def test_adapt_verifier_tiny_round_installs_only_when_better(check_models):
     from training.adapt_verifier import adapt_verifier
 
     old = (check_models / "verifier.onnx").read_bytes()
-    r = adapt_verifier(check_models, fixture_photos(), steps=3, log=lambda *a: None)
+    r = adapt_verifier(check_models, fixture_photos(), steps=3)
     assert r["before_all"]["errors"] >= 1 and r["held_out_photos"] == 1 and r["seconds"] > 0
     assert r["installed"] == (r["new_held"]["errors"] < r["old_held"]["errors"])
     if r["installed"]:
@@ -276,7 +276,7 @@ def test_adapt_verifier_installs_a_better_one_and_keeps_the_old(check_models, mo
                   {"tiles": 5, "missed": 0, "extra": 0, "errors": 0},    # held part, new check
                   {"tiles": 9, "missed": 0, "extra": 0, "errors": 0}])   # all photos, after
     monkeypatch.setattr(av, "detector_errors", lambda rec, photos: next(calls))
-    r = av.adapt_verifier(check_models, fixture_photos(), steps=2, log=lambda *a: None)
+    r = av.adapt_verifier(check_models, fixture_photos(), steps=2)
     assert r["installed"] and r["installed_trained_on"] == 2 and r["after_all"]["errors"] == 0
     assert (check_models / "previous" / "verifier.onnx").read_bytes() == old
     assert (check_models / "verifier.onnx").read_bytes() != old
@@ -286,13 +286,13 @@ def test_adapt_verifier_skips_without_errors_a_held_photo_or_a_check(check_model
     import training.adapt_verifier as av
 
     monkeypatch.setattr(av, "fine_tune", lambda *a, **k: pytest.fail("must not train"))
-    r = av.adapt_verifier(check_models, fixture_photos()[:1], log=lambda *a: None)
+    r = av.adapt_verifier(check_models, fixture_photos()[:1])
     assert not r["installed"] and "held photo" in r["skipped"]
     monkeypatch.setattr(av, "detector_errors", lambda rec, photos: {"tiles": 5, "missed": 0, "extra": 0, "errors": 0})
-    r = av.adapt_verifier(check_models, fixture_photos(), log=lambda *a: None)
+    r = av.adapt_verifier(check_models, fixture_photos())
     assert not r["installed"] and "already" in r["skipped"]
     (check_models / "verifier.onnx").unlink()
-    r = av.adapt_verifier(check_models, fixture_photos(), log=lambda *a: None)
+    r = av.adapt_verifier(check_models, fixture_photos())
     assert not r["installed"] and "no verifier.onnx" in r["skipped"]
 
 

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 DB_NAME = "mahjong.sqlite3"
-KEPT = ("photos", "examples", "secret_key")  # what else the data folder holds worth keeping
+KEPT = ("photos", "examples", "calibration", "secret_key")  # what else the data folder holds worth keeping
 
 
 def backup(data_dir: Path, out_dir: Path, now: datetime | None = None) -> Path:

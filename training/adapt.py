@@ -45,14 +45,16 @@ from torch.nn import functional as F
 
 from training import ensemble
 from training.adapt_detector import DET_EPOCHS, adapt_closeup_detector, adapt_detector, keep_previous
+from training.adapt_progress import judged as say_judged
+from training.adapt_progress import model, progress, start, tuning_progress, verdict
 from training.adapt_verifier import adapt_verifier
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss, replay_for
 from training.augment import photometric, rotate_cw
-from training.calibration import CALIBRATION_ORDER, calibration_labels, calibration_numbers
 from training.cls_net import TileEnsemble, TileNet, load_classifier
 from training.dataset import (LabelError, NoLabelledPhotos, crops_from_pairs, labelled_pairs, labels_to_xyxy,
                               list_pairs, read_labels)
 from training.train_classifier import NO_NUMBER, to_tensor
+from vision.calibration import CalibrationError, calibration_boxes, calibration_labels, calibration_numbers
 from vision.crops import cut_crop, dark_ink, light_ink_set, to_input
 from vision.model import CLASSIFIER_FIRST_FILE, load_config
 
@@ -74,33 +76,6 @@ HELD_FOLDS = 2
 # "The held check tunes half as long"). A single photo has no held photos: its check judges the
 # model it installs, at full length.
 CHECK_SHARE = 0.5
-
-
-_STARTED = [time.monotonic()]  # when this run began: progress lines say how long it has run
-PROGRESS_PARTS = 10  # a tuning's steps say how far it is this often: one takes a minute or more
-
-
-def progress(message: str) -> None:
-    """One line on stderr saying what adapt does now, and since when: a run takes minutes, and
-    the app shows the log's tail while it runs (stdout keeps the JSON report alone)."""
-    secs = int(time.monotonic() - _STARTED[0])
-    print(f"[adapt {secs // 60}:{secs % 60:02d}] {message}", file=sys.stderr, flush=True)
-
-
-def tuning_progress(step: int, total: int) -> None:
-    """At every PROGRESS_PARTS-th of a tuning's steps, say how far it is (the classifier's and the
-    readers' tunings alike).
-
-    >>> import contextlib, io
-    >>> err = io.StringIO()
-    >>> with contextlib.redirect_stderr(err):
-    ...     for step in range(20):
-    ...         tuning_progress(step, 20)
-    >>> [line.split("] ")[1] for line in err.getvalue().splitlines()][:2]
-    ['  10% of this tuning', '  20% of this tuning']
-    """
-    if step and step % max(1, total // PROGRESS_PARTS) == 0:
-        progress(f"  {100 * step // total}% of this tuning")
 
 
 def check_length(full: int, held: bool) -> int:
@@ -353,22 +328,20 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
 
     def check(train: np.ndarray) -> TileNet:
         if folds:
-            progress(f"classifier: tuning without held photo {next(checks)} of {len(folds)}, to check it")
+            progress("adapt_step_check", model=model("classifier"), i=next(checks), of=len(folds))
         else:
-            progress(f"classifier: tuning on the photo's {len(cls)} tiles")
+            progress("adapt_step_one_photo", model=model("classifier"), n=len(cls))
         return tune(train, check_length(epochs, bool(folds)))
 
-    progress(f"classifier: {given} tiles of your photos")
+    progress("adapt_step_tiles", n=given)
     # no folds: one photo, judged on its own tiles under other looks by the model it installs
     judged = judged_in_turn(folds, len(cls), load_net(models_dir), check,
                             lambda net, test: held_reading(net, crops[test], cls[test], part(test)))
     before, after, new = judged["before"], judged["after"], judged["net"]
     installed = bool(install_if_better and after["score"] > before["score"])
-    judged_on = "held photos" if folds else "photo's tiles in other looks"
-    progress(f"classifier: the {judged_on} read {before['score']:.3f} -> {after['score']:.3f} "
-             f"(mean probability of the right tile): {'installing it' if installed else 'keeping the one you had'}")
+    say_judged("classifier", bool(folds), before, after, installed)
     if installed and folds:  # five photos are too few to leave one unused
-        progress("classifier: tuning the one to install on every photo")
+        progress("adapt_step_refit", model=model("classifier"))
         new = tune(np.ones(len(cls), bool))
     if installed:
         install(new, models_dir, crops)
@@ -376,9 +349,11 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
 
     readers = {}
     for kind in KINDS:
-        progress(f"{kind.name} reader")
+        progress("adapt_step_model", model=model(f"{kind.name}_reader"))
         readers[f"{kind.name}_reader"] = adapt_reader(models_dir, crops, cls, folds, nums, seed=seed,
                                                       install_if_better=install_if_better, replay=replay, kind=kind)
+        if readers[f"{kind.name}_reader"] is None:
+            progress("adapt_step_skipped", model=model(f"{kind.name}_reader"), why={"code": "adapt_skip_no_group_tiles"})
     return {"train_crops": len(cls) - judged["held"][0] if folds else len(cls),
             "held_out_crops": sum(judged["held"]),
             **readers, "rehearsal": replay_report,
@@ -392,29 +367,6 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
             "members": members, "installed": installed,
             "installed_trained_on": len(cls) if installed else None,
             "seconds": time.time() - t0, "cpu_seconds": time.process_time() - cpu0}
-
-
-CALIBRATION_LOW_CONF = 0.05  # the last try at the calibration photo's 42 tiles: a detector score this low
-
-
-def calibration_boxes(image: np.ndarray, recognizer) -> np.ndarray:
-    """The 42 tile boxes of a calibration photo: the detector's own, else the screened pipeline's
-    (phantoms removed), else the screened pipeline's with the detector's threshold lowered to
-    CALIBRATION_LOW_CONF (an unfamiliar set's tiles found unsure). Raises ValueError (from
-    calibration_labels) when no try gives exactly 42: a wrong count would shift every label."""
-    import copy
-
-    boxes, _ = recognizer.detect(image)
-    tries = [boxes]
-    low = copy.copy(recognizer)
-    low.config = {**recognizer.config, "det_conf": min(CALIBRATION_LOW_CONF, float(recognizer.config["det_conf"]))}
-    for rec in (recognizer, low):
-        if len(tries[-1]) == len(CALIBRATION_ORDER):
-            break
-        tries.append(np.array([d["box"] for d in rec.recognize(image)], np.float32).reshape(-1, 4))
-    best = next((b for b in tries if len(b) == len(CALIBRATION_ORDER)), tries[0])
-    calibration_labels(best)  # raises on a wrong count
-    return best
 
 
 def crops_from_calibration(image: np.ndarray, recognizer, boxes: np.ndarray | None = None
@@ -439,14 +391,17 @@ def folder_photos(folder: Path) -> list[tuple[np.ndarray, np.ndarray]]:
 def _with_detector(report: dict, models_dir: Path, photos, detector: bool, det_epochs: int,
                    det_imgsz: int | None, seed: int) -> dict:
     if detector:
-        progress("detector")
+        progress("adapt_step_model", model=model("detector"))
         report["detector"] = adapt_detector(Path(models_dir), photos, epochs=det_epochs, imgsz=det_imgsz, seed=seed)
-        progress("close-up detector")
+        verdict("detector", report["detector"])
+        progress("adapt_step_model", model=model("closeup_detector"))
         report["closeup_detector"] = adapt_closeup_detector(Path(models_dir), photos, epochs=det_epochs,
                                                             imgsz=det_imgsz, seed=seed)
+        verdict("closeup_detector", report["closeup_detector"])
         # the tile check judges the (maybe new) detectors' boxes, so it is tuned after them
-        progress("tile check")
+        progress("adapt_step_model", model=model("verifier"))
         report["verifier"] = adapt_verifier(Path(models_dir), photos, seed=seed)
+        verdict("verifier", report["verifier"])
         report["total_seconds"] = report["seconds"] + sum(report[k]["seconds"] for k in (
             "detector", "closeup_detector", "verifier"))
     return report
@@ -502,7 +457,7 @@ def adapt_folder(models_dir: Path, folder: Path, epochs: int = 30, seed: int = 0
     """`adapt --folder`: fine-tune on the labelled tiles of a YOLO folder of corrected photos (and
     the number head on the flowers whose printed number the folder's numbers/ files give)."""
     pairs = list_pairs(Path(folder))
-    progress(f"reading {len(pairs)} corrected photos")
+    progress("adapt_step_reading", n=len(pairs))
     data = crops_from_pairs(pairs)
     if not len(data["cls"]):
         raise AdaptInputError(f"no labelled tiles in {folder}")
@@ -547,7 +502,7 @@ def main(argv=None) -> int:
     ap.add_argument("--all-members", action="store_true",
                     help="tune every member of the classifier's ensemble through their mean, not the leading one alone")
     args = ap.parse_args(argv)
-    _STARTED[0] = time.monotonic()
+    start()
     det = dict(detector=not args.no_detector, det_epochs=args.det_epochs, det_imgsz=args.det_imgsz,
                rehearse=not args.no_rehearsal, members="all" if args.all_members else "lead")
     try:
@@ -558,9 +513,9 @@ def main(argv=None) -> int:
         else:
             report = adapt_calibration(Path(args.models), Path(args.calibration), epochs=args.epochs,
                                        seed=args.seed, **det)
-    except (AdaptInputError, LabelError) as exc:
+    except (AdaptInputError, LabelError, CalibrationError) as exc:
         print(f"vision: {exc}", file=sys.stderr)
         return 2  # bad input, as `python -m vision` says it
-    progress("done")
+    progress("adapt_step_done")
     print(json.dumps(report, indent=1))
     return 0

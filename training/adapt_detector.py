@@ -44,6 +44,7 @@ import cv2
 import numpy as np
 
 from training.adapt_paste import pasted_photos
+from training.adapt_progress import model, progress, skipped
 from training.dataset import write_labels, xyxy_to_labels
 from training.evaluate import score
 from training.model_files import move_into
@@ -87,13 +88,14 @@ def split_photos(n: int, share: float, seed: int) -> np.ndarray:
     return held
 
 
-def why_not_tune(before: dict, photos, subject: str, model: str) -> str | None:
-    """Why a model is left as it is on these photos (None: tune it): the pipeline (subject)
-    already errs nowhere, or there is no photo to hold out for checking a new model."""
+def why_not_tune(before: dict, photos) -> dict | None:
+    """Why a model is left as it is on these photos (None: tune it), as adapt_progress.skipped
+    gives it: the pipeline already errs nowhere, or there is no photo to hold out for checking a
+    new model."""
     if before["errors"] == 0:
-        return f"{subject} already finds every confirmed tile and no other"
+        return skipped("adapt_skip_already_right")
     if len(photos) < MIN_PHOTOS:
-        return f"a new {model} is checked on a held photo: it needs {MIN_PHOTOS} photos or more (adapt --folder)"
+        return skipped("adapt_skip_needs_photos", min=MIN_PHOTOS)
     return None
 
 
@@ -246,8 +248,8 @@ def closeup_photos(photos, max_tiles: int) -> list:
 
 def adapt_detector(models_dir: Path, photos, epochs: int = DET_EPOCHS, imgsz: int | None = None,
                    holdout_share: float = 0.25, seed: int = 0, refit: bool = True, threads: int = 2,
-                   work: Path | None = None, log=print, files: tuple[str, str] = (WEIGHTS_FILE, ONNX_FILE),
-                   subject: str = "detector", pasted: int = PASTED, max_tiles: int = 24,
+                   work: Path | None = None, files: tuple[str, str] = (WEIGHTS_FILE, ONNX_FILE),
+                   name: str = "detector", pasted: int = PASTED, max_tiles: int = 24,
                    rehearsal: int = REHEARSAL, closeups: bool = False) -> dict:
     """Fine-tune the detector (the one files name: weights, ONNX) on [(BGR image, confirmed boxes
     xyxy)] if the recognizer misses or invents tiles there, and install it if it does better on
@@ -269,16 +271,15 @@ def adapt_detector(models_dir: Path, photos, epochs: int = DET_EPOCHS, imgsz: in
     report = {"photos": len(photos), "before_all": before, "epochs": epochs, "imgsz": imgsz, "pasted": pasted,
               "rehearsal": rehearsal, "installed": False}
     if not (models_dir / weights_file).exists():
-        return {**report, "skipped": f"no {weights_file} to fine-tune", "seconds": time.time() - t0}
-    why = why_not_tune(before, photos, f"the {subject}", subject)
+        return {**report, **skipped("adapt_skip_missing_file", file=weights_file), "seconds": time.time() - t0}
+    why = why_not_tune(before, photos)
     if why:
-        return {**report, "skipped": why, "seconds": time.time() - t0}
+        return {**report, **why, "seconds": time.time() - t0}
     train, test = held_split(photos, holdout_share, seed)
     own = Path(tempfile.mkdtemp(prefix="adapt-det-")) if work is None else Path(work)
     try:
-        log(f"{subject}: {before['missed']} of {before['tiles']} confirmed tiles missed, {before['extra']} invented; "
-            f"fine-tuning {epochs} epochs on {len(train)} photos, {pasted} composed of their tiles and {rehearsal} "
-            f"of other sets at {imgsz} px")
+        progress("adapt_step_tuning_boxes", model=model(name), missed=before["missed"], tiles=before["tiles"],
+                 extra=before["extra"], photos=len(train))
         weights = fine_tune(models_dir / weights_file, tuning_photos(train, pasted, seed, max_tiles), own / "tune",
                             epochs, imgsz, seed, threads, rehearsal=rehearsal, closeups=closeups)
         onnx = export_detector(weights, own / "tune" / onnx_file, imgsz=int(current.config["det_imgsz"]),
@@ -315,11 +316,11 @@ def adapt_closeup_detector(models_dir: Path, photos, **kw) -> dict:
     models_dir = Path(models_dir)
     settings = load_config(models_dir).get("closeup_detector")
     if settings is None or not (models_dir / CLOSEUP_DETECTOR_FILE).exists():
-        return {"photos": 0, "installed": False, "skipped": "no close-up detector in use", "seconds": 0.0}
+        return {"photos": 0, "installed": False, **skipped("adapt_skip_no_closeup_detector"), "seconds": 0.0}
     max_tiles = int({**DEFAULTS["closeup_detector"], **settings}["max_sure"])
     close = closeup_photos(photos, max_tiles)
     if len(close) < MIN_PHOTOS:
         return {"photos": len(close), "installed": False, "seconds": 0.0,
-                "skipped": f"it reads photos of at most {max_tiles} tiles: {MIN_PHOTOS} such photos or more are needed"}
+                **skipped("adapt_skip_closeups", max=max_tiles, min=MIN_PHOTOS)}
     return adapt_detector(models_dir, close, files=(CLOSEUP_WEIGHTS_FILE, CLOSEUP_DETECTOR_FILE),
-                          subject="close-up detector", max_tiles=max_tiles, closeups=True, **kw)
+                          name="closeup_detector", max_tiles=max_tiles, closeups=True, **kw)

@@ -25,8 +25,9 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from training.adapt import (HELD_COPIES, MAX_JITTER, balanced_pick, check_length, judged_in_turn, number_targets,
-                            tuning_progress)
+from training.adapt import HELD_COPIES, MAX_JITTER, balanced_pick, check_length, judged_in_turn, number_targets
+from training.adapt_progress import judged as say_judged
+from training.adapt_progress import tuning_progress
 from training.adapt_detector import keep_previous
 from training.model_files import replaced
 from training import train_group_reader as tgr
@@ -164,6 +165,7 @@ def adapt_reader(models_dir: Path, crops: np.ndarray, cls: np.ndarray, folds: li
                             lambda net, test: held_reading(net, x[test], y[test], k[test]))
     before, after, new_net = judged["before"], judged["after"], judged["net"]
     installed = bool(install_if_better and after["score"] > before["score"])
+    say_judged(f"{kind.name}_reader", bool(parts), before, after, installed)
     if installed:
         if parts:  # five photos are too few to leave one unused (as the classifier's adapt)
             new_net = tune(np.ones(len(y), bool))

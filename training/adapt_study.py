@@ -278,7 +278,7 @@ def run_detector_study(data_root: Path, models_dir: Path, work: Path, set_name: 
     for path, photos in sources:
         models = fresh_models(shipped, run / f"models-det-{path}")
         try:
-            report = adapt_detector(models, photos(), epochs=epochs or DET_EPOCHS, seed=seed, log=log, **tune)
+            report = adapt_detector(models, photos(), epochs=epochs or DET_EPOCHS, seed=seed, **tune)
         except ValueError as exc:
             out[path] = {"error": str(exc)}
             continue

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from training.adapt_detector import candidate_models, detector_errors, held_split, keep_previous, why_not_tune
+from training.adapt_progress import model, progress, skipped
 from training.model_files import replaced
 from vision.verifier import VERIFIER_FILE
 
@@ -43,7 +44,7 @@ def fine_tune(weights: Path, data: dict, seed: int, steps: int = STEPS):
 
 
 def adapt_verifier(models_dir: Path, photos, holdout_share: float = 0.25, seed: int = 0, refit: bool = True,
-                   threads: int = 2, steps: int = STEPS, log=print) -> dict:
+                   threads: int = 2, steps: int = STEPS) -> dict:
     """Tune the tile check on [(BGR image, confirmed boxes xyxy)] if the pipeline errs there, and
     install it if it errs less on the held part. Returns a report (seconds included)."""
     import torch
@@ -57,21 +58,21 @@ def adapt_verifier(models_dir: Path, photos, holdout_share: float = 0.25, seed: 
     current = Recognizer(models_dir, threads=threads)
     report = {"photos": len(photos), "steps": steps, "installed": False}
     if current.verifier is None or not (models_dir / WEIGHTS_FILE).exists():
-        return {**report, "skipped": f"no {VERIFIER_FILE} and {WEIGHTS_FILE} to tune", "seconds": time.time() - t0}
+        return {**report, **skipped("adapt_skip_missing_file", file=f"{VERIFIER_FILE} and {WEIGHTS_FILE}"),
+                "seconds": time.time() - t0}
     before = detector_errors(current, photos)
     report["before_all"] = before
-    why = why_not_tune(before, photos, "the pipeline", "tile check")
+    why = why_not_tune(before, photos)
     if why:
-        return {**report, "skipped": why, "seconds": time.time() - t0}
+        return {**report, **why, "seconds": time.time() - t0}
     train, test = held_split(photos, holdout_share, seed)
     work = Path(tempfile.mkdtemp(prefix="adapt-verifier-"))
     try:
         data = examples(current, train, seed)
         if not (data["y"] == 0).any() or not (data["y"] == 1).any():
-            return {**report, "skipped": "the photos give no tile or no phantom to learn from",
-                    "seconds": time.time() - t0}
-        log(f"tile check: {before['missed']} of {before['tiles']} confirmed tiles missed, {before['extra']} invented; "
-            f"tuning {steps} steps on {len(data['y'])} boxes of {len(train)} photos")
+            return {**report, **skipped("adapt_skip_nothing_to_learn"), "seconds": time.time() - t0}
+        progress("adapt_step_tuning_boxes", model=model("verifier"), missed=before["missed"], tiles=before["tiles"],
+                 extra=before["extra"], photos=len(train))
         net = fine_tune(models_dir / WEIGHTS_FILE, data, seed, steps)
         export_onnx(net, work / VERIFIER_FILE)
         old = detector_errors(current, test)

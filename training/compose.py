@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from training import synth
-from training.calibration import CALIBRATION_ORDER
+from vision.calibration import CALIBRATION_ORDER
 from training.dataset import NUM_FACE_CLASSES, write_labels, xyxy_to_labels
 from vision.classes import BACK_CLASS
 

@@ -1,12 +1,16 @@
 """Fine-tuning the classifier on the saved examples: one background `python -m vision adapt` at a time.
 
-The job's output goes to <data>/adapt.log; its state lives in this process only (a restart
-shows "idle" and the log of the last run).
+The job's output goes to <data>/adapt.log, and its steps, each a JSON line {at_s, code, params}
+worded by webapp/messages, to <data>/adapt-steps.jsonl (training/adapt_progress.py writes them
+where $MAHJONG_ADAPT_STEPS says): the page shows the steps in its own language and keeps the log
+for what went wrong. Its state lives in this process only (a restart shows "idle" and the log of
+the last run).
 """
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -17,6 +21,9 @@ from pathlib import Path
 from .errors import ApiError
 
 LOG_TAIL = 4000
+MAX_STEPS = 200  # a run says about 30 steps besides its tunings' progress
+TUNING_STEP = "adapt_step_tuning"  # "n% of this tuning", said ten times a tuning: only the latest is listed
+STEPS_ENV = "MAHJONG_ADAPT_STEPS"  # read by training/adapt_progress.py (training code: not imported here)
 ROOT = Path(__file__).resolve().parent.parent
 # Serving installs none of these (requirements.txt); adapting needs them (requirements-train*.txt).
 TRAINING_PACKAGES = ("torch", "torchvision", "ultralytics", "onnx")
@@ -43,20 +50,35 @@ def adapt_command(examples_dir: Path, models_dir: Path) -> list[str]:
     return [sys.executable, "-m", "vision", "adapt", "--folder", str(examples_dir), "--models", str(models_dir)]
 
 
+def calibration_command(photo: Path, models_dir: Path) -> list[str]:
+    """The same CLI from one calibration photo (--calibration)."""
+    return [sys.executable, "-m", "vision", "adapt", "--calibration", str(photo), "--models", str(models_dir)]
+
+
+SOURCES = ("folder", "calibration")  # what a run adapts from: the corrected photos, or the calibration photo
+
+
 class AdaptJob:
-    def __init__(self, log_path: Path, command: list[str], missing=missing_training_packages):
+    def __init__(self, log_path: Path, command: list[str], missing=missing_training_packages,
+                 calibration: list[str] | None = None):
         self.log_path = Path(log_path)
-        self.command = command
+        self.steps_path = self.log_path.with_name("adapt-steps.jsonl")
+        self.commands = {"folder": command, "calibration": calibration or command}
+        self.source: str | None = None  # what the last run adapted from (SOURCES)
         self.missing = missing  # () -> names of the training packages not installed
         self._lock = threading.Lock()
         self._process: subprocess.Popen | None = None
         self._started = 0.0  # time.monotonic() at the last start: the page shows how long it has run
+        self._stopped = False  # the player stopped the last run: it neither finished nor failed
 
     def status(self) -> str:
+        """idle, running, done, failed, or stopped (by the player, with stop())."""
         with self._lock:
             if self._process is None:
                 return "idle"
             code = self._process.poll()
+            if code is not None and self._stopped:
+                return "stopped"
         return "running" if code is None else ("done" if code == 0 else "failed")
 
     def stop(self) -> bool:
@@ -66,23 +88,43 @@ class AdaptJob:
         with self._lock:
             if self._process is None or self._process.poll() is not None:
                 return False
+            self._stopped = True
             self._process.terminate()
             process = self._process
         process.wait(30)
         return True
 
     def killed(self) -> bool:
-        """Whether the last job ended by a signal (stopped from outside, or out of memory), not by
-        an error of its own: its log then ends mid-step, with no reason of its own."""
+        """Whether the last job ended by a signal from elsewhere (a shutdown, out of memory), not by
+        an error of its own nor by the player's stop: its log then ends mid-step, with no reason."""
         with self._lock:
             code = self._process.poll() if self._process is not None else None
-        return code is not None and code < 0
+            return code is not None and code < 0 and not self._stopped
+
+    def steps(self) -> list[dict]:
+        """The last run's steps so far: {at_s, code, params} each, a tuning's progress only where it
+        is the run's latest step, the last MAX_STEPS. A line that is no step (a run killed
+        mid-write) is skipped and never hides the others."""
+        try:
+            lines = self.steps_path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return []
+        out = []
+        for line in lines:
+            try:
+                step = json.loads(line)
+            except ValueError:
+                continue
+            if (isinstance(step, dict) and isinstance(step.get("code"), str)
+                    and isinstance(step.get("params", {}), dict) and isinstance(step.get("at_s", 0), (int, float))):
+                out.append({"at_s": step.get("at_s", 0), "code": step["code"], "params": step.get("params", {})})
+        return [s for i, s in enumerate(out) if s["code"] != TUNING_STEP or i == len(out) - 1][-MAX_STEPS:]
 
     def elapsed(self) -> float | None:
         """Seconds since the running job started; None when none runs."""
         return time.monotonic() - self._started if self.status() == "running" else None
 
-    def start(self) -> None:
+    def start(self, source: str = "folder") -> None:
         with self._lock:
             if self._process is not None and self._process.poll() is None:
                 raise ApiError(409, "adaptation is already running", code="adapt_running")
@@ -93,12 +135,16 @@ class AdaptJob:
                                     "folder, then press again", code="adapt_needs_training",
                                missing=", ".join(missing), command=INSTALL_COMMAND)
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            self.steps_path.write_bytes(b"")  # the last run's steps go with its log
             with open(self.log_path, "wb") as log:
                 # the child keeps its own copy of the log descriptor; ours can close
                 # unbuffered: the page shows the log's tail while adapt runs, not only once it ends
-                self._process = subprocess.Popen(self.command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                                 stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                env = {**os.environ, "PYTHONUNBUFFERED": "1", STEPS_ENV: str(self.steps_path)}
+                self._process = subprocess.Popen(self.commands[source], cwd=ROOT, stdout=log,
+                                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
                 self._started = time.monotonic()
+                self._stopped = False
+                self.source = source
 
     def log_tail(self) -> str:
         if not self.log_path.is_file():

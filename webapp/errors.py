@@ -12,24 +12,20 @@ catalogs from GET /api/messages/<lang>.
 """
 from __future__ import annotations
 
-import json
 import logging
 import re
-from functools import lru_cache
-from pathlib import Path
 
 from flask import Flask, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from engine.errors import HandError, clean_params, cut
 
+from .wording import DEFAULT_LANG, LANGS, catalog, render
+
 log = logging.getLogger("webapp")
 
 # These paths are read by scripts, not people: they always answer JSON.
 JSON_PREFIXES = ("/api/", "/photos/")
-MESSAGES_DIR = Path(__file__).resolve().parent / "messages"
-LANGS = ("en", "zh")
-DEFAULT_LANG = "en"
 
 
 class ApiError(Exception):
@@ -47,12 +43,6 @@ class ApiError(Exception):
     def from_error(cls, status: int, exc) -> "ApiError":
         """The same code, params and message as a HandError/ImageError, answered with `status`."""
         return cls(status, str(exc), getattr(exc, "code", "bad_request"), **getattr(exc, "params", {}))
-
-
-@lru_cache(maxsize=None)
-def catalog(lang: str) -> dict:
-    """code -> template for one language."""
-    return json.loads((MESSAGES_DIR / f"{lang}.json").read_text(encoding="utf-8"))
 
 
 def request_lang() -> str:
@@ -75,22 +65,6 @@ def request_lang() -> str:
         if base in LANGS and q > 0:
             ranked.append((-q, i, base))
     return min(ranked)[2] if ranked else DEFAULT_LANG
-
-
-def render(code: str, params: dict, lang: str, fallback: str | None = None) -> str:
-    """The message for `code` in `lang`: its template filled with params (nested errors rendered)."""
-    template = catalog(lang).get(code)
-    if template is None:
-        template = catalog(DEFAULT_LANG).get(code)
-    if template is None:
-        return fallback if fallback is not None else code
-    values = {}
-    for key, value in (params or {}).items():
-        if isinstance(value, dict) and "code" in value:
-            value = render(value["code"], value.get("params", {}), lang, value.get("message"))
-        values[key] = value
-    # the same filling as static/js/i18n.js: {name} is a param, anything else stays as written
-    return re.sub(r"\{(\w+)\}", lambda m: str(values[m[1]]) if m[1] in values else m[0], template)
 
 
 def localize_reason(result: dict) -> dict:

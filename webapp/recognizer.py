@@ -67,6 +67,24 @@ class RecognizerSource:
         finally:
             _trim()
 
+    def calibrate(self, data: bytes) -> tuple[bytes, list[dict]]:
+        """(the JPEG to keep, its 42 tiles in reading order as {tile, box}) of a calibration photo;
+        400 `calibration_count` when it does not show 42 tiles (vision/calibration.py)."""
+        from vision.calibration import CalibrationError, calibration_boxes, calibration_reading
+
+        from .calibration import as_stored
+        from .imaging import load
+        recognizer = self.get()
+        try:
+            with self.slots:
+                stored, image = as_stored(load(data))
+                try:
+                    return stored, calibration_reading(calibration_boxes(image, recognizer))
+                except CalibrationError as exc:
+                    raise ApiError(400, str(exc), code=exc.code, **exc.params) from None
+        finally:
+            _trim()
+
     def recognize(self, image, tileset: str) -> dict:
         """Tiles and layout of a decoded BGR image (vision.pipeline.recognize_image): a stored
         photo read again where its saved reading is missing."""

@@ -5,8 +5,9 @@ from flask import Blueprint, Response, jsonify, request
 
 from engine.errors import short_repr
 
-from .adapt import INSTALL_COMMAND
-from .errors import ApiError
+from .adapt import INSTALL_COMMAND, SOURCES
+from .calibration import calibration_photo, has_calibration, save_calibration
+from .errors import ApiError, render, request_lang
 from .examples import count as example_count
 from .examples import delete_example, list_examples, save_example
 from .imaging import browser_type, jpeg_bytes, load
@@ -113,21 +114,59 @@ def _adapt_status() -> dict:
     job = services().adapt
     missing = job.missing()
     elapsed = job.elapsed()
-    return {"status": job.status(), "log_tail": job.log_tail(), "training_missing": missing,
+    lang = request_lang()
+    steps = [{**step, "text": render(step["code"], step["params"], lang)} for step in job.steps()]
+    return {"status": job.status(), "source": job.source, "steps": steps, "log_tail": job.log_tail(),
+            "training_missing": missing,
             "install_command": INSTALL_COMMAND if missing else None,
             **({"elapsed_s": round(elapsed, 1)} if elapsed is not None else {}),
             **({"killed": True} if job.killed() else {})}
 
 
+@bp.post("/api/calibration")
+def calibrate():
+    """A calibration photo: its 42 tiles read in the standard order (400 where it shows another
+    count), kept for POST /api/adapt {"source": "calibration"}."""
+    svc = services()
+    svc.recognizer.get()  # 503 before reading the upload when there is no model
+    if svc.adapt.status() == "running" and svc.adapt.source == "calibration":
+        raise ApiError(409, "adaptation is running; send a new calibration photo when it is done",
+                       code="calibration_adapt_running")  # it reads the photo it was started with
+    stored, tiles = svc.recognizer.calibrate(uploaded_bytes("photo"))
+    save_calibration(svc.data_dir, stored)
+    return jsonify({"tiles": tiles, "photo_url": "/api/calibration/photo"})
+
+
+@bp.get("/api/calibration/photo")
+def calibration_image():
+    """The kept calibration photo, upright and as adapt reads it: the boxes of POST /api/calibration are on it."""
+    return _image_response(calibration_photo(services().data_dir), "image/jpeg", cache="no-cache")
+
+
+def _adapt_source() -> str:
+    """`source` of POST /api/adapt's optional JSON body: "folder" (the default) or "calibration"."""
+    if not request.get_data(cache=True).strip():
+        return "folder"
+    source = json_body().get("source", "folder")
+    if source not in SOURCES:
+        raise ApiError(400, f"source must be one of {', '.join(SOURCES)}, got {short_repr(source)}",
+                       code="adapt_source", value=source, known=", ".join(SOURCES))
+    return source
+
+
 @bp.post("/api/adapt")
 def start_adapt():
     svc = services()
+    source = _adapt_source()
     if not (svc.recognizer.models_dir / "classifier.pt").is_file():
         raise ApiError(503, "no vision model installed yet (adaptation needs models/classifier.pt)",
                        code="adapt_no_model")
-    if example_count(svc.examples_dir) == 0:
+    if source == "folder" and example_count(svc.examples_dir) == 0:
         raise ApiError(400, "no corrected photos yet; save some with POST /api/examples first", code="no_examples")
-    svc.adapt.start()
+    if source == "calibration" and not has_calibration(svc.data_dir):
+        raise ApiError(400, "no calibration photo yet; send one with POST /api/calibration first",
+                       code="no_calibration")
+    svc.adapt.start(source)
     return jsonify(_adapt_status()), 202
 
 

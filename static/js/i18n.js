@@ -14,10 +14,17 @@ function lookup(dict, key) {
   return key.split(".").reduce((o, k) => (o == null ? undefined : o[k]), dict);
 }
 
+/** A string, or the form of `{one, other}` that the count `n` asks for ("1 tile", "2 tiles"); the
+ *  same rule as webapp/wording.py's `form`. Chinese writes plain strings. */
+function form(s, vars) {
+  if (s && typeof s === "object" && typeof s.other === "string") return vars.n === 1 && s.one ? s.one : s.other;
+  return s;
+}
+
 /** The string for `key` in the current language, with {name} fields filled from `vars`. */
 export function t(key, vars = {}) {
-  let s = lookup(DICTS[lang()], key);
-  if (s === undefined) s = lookup(zh, key);
+  let s = form(lookup(DICTS[lang()], key), vars);
+  if (s === undefined) s = form(lookup(zh, key), vars);
   if (typeof s !== "string") return key;
   return s.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
 }
@@ -47,7 +54,7 @@ function fill(template, params, catalog) {
 }
 
 function render(catalog, code, params, fallback) {
-  const template = catalog[code];
+  const template = form(catalog[code], params || {});
   return typeof template === "string" ? fill(template, params || {}, catalog) : (fallback ?? code);
 }
 

@@ -4,6 +4,7 @@ import { t, windName, lang } from "./i18n.js";
 import { el, clear, $, say, reveal } from "./dom.js";
 import { api, get, post, ApiError } from "./api.js";
 import { HandEditor } from "./hand.js";
+import { initCalibration } from "./calibration.js";
 import { TILES, WINDS, tileImg, tileName, parseTiles, tileRow, tileset, setTileset } from "./tiles.js";
 
 initPage();
@@ -322,9 +323,8 @@ async function showAdaptPanel(count) {
   const section = $("#adapt-section");
   syncSaveCorrections();
   renderExamples(saved);
-  if (!count && !editor.photo) return;
-  section.hidden = false;
-  say($("#examples-count"), t("examples_count", { n: count }), "ok");
+  section.hidden = false; // the calibration photo needs no corrected photo
+  say($("#examples-count"), count || editor.photo ? t("examples_count", { n: count }) : "", "ok");
   $("#adapt-button").disabled = !count;
 }
 
@@ -363,15 +363,32 @@ function showAdapt(res) {
     ? t("adapt_elapsed", { m: Math.floor(secs / 60), s: secs % 60 }) : "";
   const killed = status === "failed" && res.killed ? t("adapt_killed_sep") + t("adapt_killed") : "";
   say($("#adapt-status"), t(`adapt_status_${status}`) + elapsed + killed, status === "failed" ? "error" : "info");
+  if (status === "running") delete $("#adapt-log-box").dataset.shown; // a new run's failure opens its log
   $("#adapt-button").disabled = status === "running";
   $("#adapt-stop").hidden = status !== "running";
   adaptRunning = status === "running";
   for (const b of document.querySelectorAll("#examples-list button")) b.disabled = adaptRunning; // it reads them
-  const log = $("#adapt-log");
-  log.textContent = res.log_tail || "";
-  log.hidden = !res.log_tail;
+  renderAdaptSteps(res.steps || []);
+  // the log is for what went wrong: the steps say the rest in the page's language
+  $("#adapt-log").textContent = res.log_tail || "";
+  const box = $("#adapt-log-box");
+  box.hidden = !res.log_tail;
+  if (status === "failed" && !res.killed && !box.dataset.shown) { box.open = true; box.dataset.shown = "1"; }
   clearTimeout(adaptTimer);
   if (status === "running") adaptTimer = setTimeout(pollAdapt, 2000);
+}
+
+/** adapt's steps, each with the time it began (the server lists a tuning's progress as its latest). */
+function renderAdaptSteps(steps) {
+  const list = clear($("#adapt-steps"));
+  for (const s of steps) {
+    const secs = Math.max(0, Math.floor(s.at_s || 0));
+    list.append(el("li", { dataset: { code: s.code } },
+      el("span", { class: "at", text: `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}` }),
+      el("span", { class: "what", text: s.text })));
+  }
+  list.hidden = !steps.length;
+  list.scrollTop = list.scrollHeight;
 }
 
 async function pollAdapt() {
@@ -386,6 +403,8 @@ $("#adapt-stop").addEventListener("click", async () => {
     pollAdapt(); // it had ended already
   }
 });
+
+initCalibration(() => { $("#adapt-section").hidden = false; pollAdapt(); });
 
 $("#adapt-button").addEventListener("click", async () => {
   try {

@@ -1,0 +1,80 @@
+// The calibration photo on the score page: the 42 faces laid out in the standard order, checked
+// tile by tile by the player, then adapt from it (POST /api/calibration, POST /api/adapt).
+import { t } from "./i18n.js";
+import { el, clear, $, say } from "./dom.js";
+import { api, post } from "./api.js";
+import { tileImg, tileName } from "./tiles.js";
+
+// the order vision/calibration.py reads, one row each: seasons and plants by their printed number
+const ORDER_ROWS = [
+  [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => `${n}m`),
+  [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => `${n}p`),
+  [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => `${n}s`),
+  ["E", "S", "W", "N", "C", "F", "P"],
+  ["1f", "2f", "3f", "4f", "5f", "6f", "7f", "8f"],
+];
+const PRINTED = { "1f": 1, "2f": 2, "3f": 3, "4f": 4, "5f": 1, "6f": 2, "7f": 3, "8f": 4 };
+const CROP_H = 72; // px of a checked tile's crop on the page
+
+/** The layout to make, as tile pictures; a flower or season also shows the number it prints. */
+function renderOrder() {
+  const box = clear($("#calibration-order"));
+  for (const tiles of ORDER_ROWS) {
+    box.append(el("div", { class: "calibration-row" }, tiles.map((x) => el("span", { class: "calibration-slot" },
+      tileImg(x, "tile small"), PRINTED[x] ? el("span", { class: "printed", text: String(PRINTED[x]) }) : null))));
+  }
+}
+
+/** Each tile found, cut from the kept photo, above the tile it will be learnt as. */
+async function renderCheck(res) {
+  const image = new Image();
+  image.src = `${res.photo_url}?${Date.now()}`; // a new photo under the same address
+  await image.decode();
+  const list = clear($("#calibration-tiles"));
+  for (const [i, { tile, box }] of res.tiles.entries()) {
+    const [x1, y1, x2, y2] = box;
+    const w = Math.max(1, x2 - x1), h = Math.max(1, y2 - y1);
+    const canvas = el("canvas", { width: Math.round((CROP_H * w) / h), height: CROP_H, "aria-hidden": "true" });
+    canvas.getContext("2d").drawImage(image, x1, y1, w, h, 0, 0, canvas.width, canvas.height);
+    list.append(el("li", { dataset: { tile }, title: `${i + 1}: ${tileName(tile)}` }, canvas, tileImg(tile, "tile small"),
+      el("span", { class: "name", text: tileName(tile) })));
+  }
+  $("#calibration-check").hidden = false;
+}
+
+async function send(file) {
+  if (!file) return;
+  const status = $("#calibration-status");
+  const form = new FormData();
+  form.append("photo", file, file.name || "calibration.jpg");
+  $("#calibration-check").hidden = true;
+  say(status, t("calibration_reading"));
+  try {
+    const res = await api("POST", "/api/calibration", form);
+    await renderCheck(res);
+    say(status, t("calibration_found", { n: res.tiles.length }), "ok");
+  } catch (e) {
+    say(status, t("error_prefix") + e.message, "error");
+  }
+}
+
+/** Wire the calibration block; `adaptStarted` is called once a run from the photo began (or one ran). */
+export function initCalibration(adaptStarted) {
+  renderOrder();
+  $("#calibration-input").addEventListener("change", (ev) => {
+    send(ev.target.files[0]);
+    ev.target.value = ""; // the same photo can be chosen again
+  });
+  $("#calibration-adapt").addEventListener("click", async () => {
+    try {
+      await post("/api/adapt", { source: "calibration" });
+    } catch (e) {
+      if (e.status !== 409) { say($("#calibration-status"), t("error_prefix") + e.message, "error"); return; }
+    }
+    adaptStarted();
+  });
+  window.addEventListener("langchange", () => {
+    renderOrder();
+    for (const li of document.querySelectorAll("#calibration-tiles li")) li.querySelector(".name").textContent = tileName(li.dataset.tile);
+  });
+}
