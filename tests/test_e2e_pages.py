@@ -627,6 +627,27 @@ def snap(page, name):
     page.screenshot(path=str(SHOTS / f"{name}.png"))
 
 
+# the smallest tap target and the least space between two (static/css/app.css --tap, --tap-gap)
+TAP, TAP_GAP = 44, 4
+TAP_SIZES = """(sel) => {
+  const r = [...document.querySelectorAll(sel)].filter((b) => b.getClientRects().length)
+    .map((b) => b.getBoundingClientRect());
+  let gap = Infinity;  // between the nearest two: the larger of the horizontal and vertical space
+  r.forEach((a, i) => r.slice(i + 1).forEach((b) => {
+    gap = Math.min(gap, Math.max(b.left - a.right, a.left - b.right, b.top - a.bottom, a.top - b.bottom));
+  }));
+  return { n: r.length, width: Math.min(...r.map((x) => x.width)), height: Math.min(...r.map((x) => x.height)), gap };
+}"""
+
+
+def expect_tap_targets(page, selector, count):
+    """`count` targets, each at least TAP × TAP CSS px, TAP_GAP apart (getBoundingClientRect)."""
+    size = page.evaluate(TAP_SIZES, selector)
+    assert size["n"] == count, (selector, size)
+    assert size["width"] >= TAP and size["height"] >= TAP and size["gap"] >= TAP_GAP, (selector, size)
+    return size
+
+
 def make_game(url, players, first_dealer=0, rules="tw-standard", hands=()):
     def call(method, path, body):
         req = urllib.request.Request(url + path, method=method, headers={**FETCH, "Content-Type": "application/json"},
@@ -758,6 +779,7 @@ def test_seventeen_tiles_in_one_row(fake_server, new_page, tmp_path, size):
     expect(page.locator("#concealed-count")).to_have_class("count ok")
     guess = page.locator("#winning-guess")
     expect(guess).to_be_visible()
+    expect_tap_targets(page, "#winning-guess button", 14)  # 123456789m 1245p 7s: each other tile once
     guess.scroll_into_view_if_needed()
     snap(page, f"i11-5-row17-{size}")
     claimed_by_south_from_west(page)
@@ -768,6 +790,52 @@ def test_seventeen_tiles_in_one_row(fake_server, new_page, tmp_path, size):
     expect(page.locator('[data-zone="winning"] .tile-btn[data-id]')).to_have_attribute("data-tile", "9m")
     expect(page.locator('[data-zone="concealed"] .tile-btn[data-tile="3p"]')).to_have_count(2)
     expect(page.locator("#concealed-count")).to_have_class("count ok")
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_tiles_to_tap_are_big_enough_for_a_finger(fake_server, new_page, size):
+    """At 390 px wide a phone cannot fit nine 44 px keys in a row: each keyboard row's two groups stack
+    (1-5 / 6-9), the hand's tiles fill 44 px, and the tile sheet's keys too. The laptop keeps its
+    one-line rows; neither page scrolls sideways, in either language."""
+    page = page_at(new_page, size, fake_server + "/")
+    page.set_input_files("#photo-input", str(PHOTOS[0]))
+    expect(page.locator("#photo-status")).to_have_attribute("data-kind", "ok")
+    expect_tap_targets(page, "#hand-editor .zones button.tile-btn", len(PHOTO_HAND) + 1)
+    keys = expect_tap_targets(page, "#hand-keyboard button.key", 42)
+    row = page.evaluate("""() => [...document.querySelectorAll('#hand-keyboard .key-row')[0].children]
+      .map((g) => [...g.querySelectorAll('button')].map((b) => Math.round(b.getBoundingClientRect().top)))""")
+    assert (row[0][0] == row[1][0]) == (size == "laptop"), row  # 6萬 beside 5萬 on a laptop, under 1萬 on a phone
+    page.locator("#hand-editor .tile-btn.flagged").click()
+    expect(page.locator("#tile-sheet")).to_be_visible()
+    sheet = expect_tap_targets(page, "#tile-sheet button.key", 42)
+    snap(page, f"tap-sheet-{size}")
+    page.keyboard.press("Escape")
+    no_horizontal_scroll(page)
+    page.click("#lang-switch")  # English words are longer: still no sideways scroll
+    expect_tap_targets(page, "#hand-editor .zones button.tile-btn", len(PHOTO_HAND) + 1)
+    no_horizontal_scroll(page)
+    shot(page, f"tap-score-en-{size}")
+    if size == "phone":
+        print("phone tap targets: keyboard", keys, "sheet", sheet)
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_annotated_photo_labels_read_at_the_shown_size(fake_server, new_page, size):
+    """The photo's labels (vision/draw.py: LABEL_HEIGHT of the photo's width) stand at least 9 CSS px
+    tall as the page shows the photo, and one tap opens the photo full size."""
+    from vision.draw import LABEL_HEIGHT
+    page = page_at(new_page, size, fake_server + "/")
+    page.set_input_files("#photo-input", str(PHOTOS[0]))
+    expect(page.locator("#photo-status")).to_have_attribute("data-kind", "ok")
+    page.wait_for_function("() => document.querySelector('#annotated').naturalWidth > 0")
+    shown = page.evaluate("document.querySelector('#annotated').getBoundingClientRect().width")
+    assert LABEL_HEIGHT * shown >= 9, shown
+    link = page.locator("#annotated-link")
+    expect(link).to_have_attribute("href", re.compile(r"^/photos/[0-9a-f]{64}/annotated$"))
+    expect(link).to_have_attribute("target", "_blank")
+    snap(page, f"annotated-{size}")
     assert not page.js_errors
 
 

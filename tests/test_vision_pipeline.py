@@ -99,6 +99,51 @@ def test_draw_marks_boxes_and_keeps_the_input():
     assert drawn[106, 30].any() and drawn[80, 52].any()  # box edges painted
 
 
+def row_of_tiles(n: int, width: int, top: float) -> list[dict]:
+    """`n` tiles side by side across most of a photo `width` px wide, as a player photographs a hand."""
+    pitch = 0.9 * width / n
+    return [{"tile": ["8m", "1s", "7p", "E"][k % 4], "box": [0.05 * width + k * pitch, top, 0.05 * width + (k + 0.95) * pitch,
+             top + 1.4 * pitch], "confidence": 0.9, "rotation": "upright"} for k in range(n)]
+
+
+@pytest.mark.parametrize("width", [640, 1280, 4032])
+def test_draw_labels_read_on_a_phone(width):
+    """A label's text stands at least 9.5 px tall when the photo is shown 360 px wide (a phone),
+    whatever the photo's size and however small its tiles: 5 px labels sized by each box were unreadable."""
+    import cv2
+    from vision.draw import FONT, label_font
+    scale, stroke = label_font(width)
+    (_, height), _ = cv2.getTextSize("8m?", FONT, scale, stroke)
+    assert height * 360 / width >= 9.5
+
+
+@pytest.mark.parametrize("n", [14, 17])
+def test_draw_labels_leave_a_row_of_tiles_uncovered(n):
+    """A row of 14 to 17 tiles: every label stands above the row, clear of the other labels' text,
+    the tiles' faces untouched; labels too wide for their tile alternate lanes."""
+    from vision.draw import place_labels
+    from vision.layout import build_layout
+    image = np.zeros((480, 640, 3), np.uint8)
+    tiles = row_of_tiles(n, 640, 240)
+    drawn = draw_tiles(image, tiles, build_layout(tiles))
+    for t in tiles:
+        x1, y1, x2, y2 = (int(round(v)) for v in t["box"])
+        assert not drawn[y1 + 3:y2 - 2, x1 + 3:x2 - 2].any()  # inside the box line, nothing drawn
+    assert drawn[:240].any() and not drawn[int(tiles[0]["box"][3]) + 2:].any()  # the labels stand above
+    boxes = [tuple(int(round(v)) for v in t["box"]) for t in tiles]
+    rects = place_labels(boxes, [(52, 34)] * n, image.shape, slack=4)  # "8m" on a photo 640 px wide
+    inner = [(r[0] + 4, r[1] + 4, r[2] - 4, r[3] - 4) for r in rects]
+    apart = lambda a, b: a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1]
+    assert all(apart(a, b) for i, a in enumerate(inner) for b in inner[i + 1:])
+    assert all(r[3] <= 240 for r in rects) and len({r[1] for r in rects}) == 2  # two lanes, above
+
+
+def test_draw_labels_a_tile_at_the_photos_top_below_it():
+    from vision.draw import place_labels
+    rects = place_labels([(100, 0, 140, 56)], [(44, 30)], (200, 400, 3))
+    assert rects == [(98, 56, 142, 86)]
+
+
 def test_draw_asks_about_the_tiles_read_in_doubt_as_the_page_does():
     """A '?' (and the flag colour) on a tile read unsure, none on a sure one that only fits no
     group; a layout without flag_reasons (a reading stored before them) marks every flagged tile."""

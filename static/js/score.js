@@ -50,6 +50,8 @@ async function recognize(file) {
     editor.loadRecognition(res, $("#tileset").value);
     const img = $("#annotated");
     img.src = res.annotated_url || res.photo_url;
+    // a phone shows the photo small: one tap opens it full size, to zoom in on a label
+    $("#annotated-link").setAttribute("href", img.getAttribute("src"));
     $("#photo-figure").hidden = false;
     const n = (res.tiles || []).length;
     say(statusPhoto, n ? t("recognized", { n }) : t("recognized_none"), n ? "ok" : "error");

@@ -92,6 +92,13 @@ export function tileRow(tiles, cls = "tiles") {
   return el("span", { class: cls }, tiles.map((x) => tileImg(x)));
 }
 
+/** A keyboard row in two groups, the first the longer: 1-5 and 6-9, the winds and the dragons, the
+ * seasons and the plants. Nine 44 px keys do not fit a phone's width: there the groups stack (app.css). */
+function keyGroups(row) {
+  const half = Math.ceil(row.length / 2);
+  return [row.slice(0, half), row.slice(half)];
+}
+
 /**
  * The on-screen tile keyboard: rows 萬 筒 條 字 (and 花). `onPick(tile)` is called on each press;
  * `disabled(tile)` (optional) greys out keys, e.g. when all four copies are used.
@@ -103,10 +110,10 @@ export function tileKeyboard(onPick, { flowers = true, disabled = null, label = 
     ...(flowers ? [FLOWERS] : []),
   ];
   const root = el("div", { class: "keyboard", role: "group", "aria-label": label || t("keyboard_label") });
+  const key = (x) => el("button", { type: "button", class: "key", dataset: { tile: x }, "aria-label": tileName(x),
+                                    onclick: () => onPick(x) }, tileImg(x));
   for (const row of rows) {
-    root.append(el("div", { class: "key-row" }, row.map((x) =>
-      el("button", { type: "button", class: "key", dataset: { tile: x }, "aria-label": tileName(x),
-                     onclick: () => onPick(x) }, tileImg(x)))));
+    root.append(el("div", { class: "key-row" }, keyGroups(row).map((g) => el("div", { class: "key-group" }, g.map(key)))));
   }
   root.refresh = () => {
     for (const b of root.querySelectorAll("button.key")) {

@@ -32,6 +32,7 @@ export default {
   recognized_none: "No tiles found in the photo; enter them by hand",
   no_model: "No recognition model installed yet; enter the hand with the keyboard below",
   photo_annotated: "Recognition",
+  photo_zoom: "tap the picture to see it full size",
   hand_title: "2. The hand",
   hand_help: "Tap a tile to change, move or remove it; add tiles with the keyboard",
   zone_concealed: "Concealed",

@@ -33,6 +33,7 @@ export default {
   recognized_none: "照片裡找不到牌，請手動輸入",
   no_model: "尚未安裝辨識模型，請用下方鍵盤手動輸入",
   photo_annotated: "辨識結果",
+  photo_zoom: "點圖片看大圖",
   hand_title: "② 手牌",
   hand_help: "點一張牌可以修改、移動或刪除；用下方鍵盤加牌",
   zone_concealed: "手牌",
