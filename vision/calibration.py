@@ -15,6 +15,10 @@ import numpy as np
 
 CALIBRATION_ORDER = tuple(range(0, 38)) + (38, 39, 41, 40)
 CALIBRATION_LOW_CONF = 0.05  # the last try at the calibration photo's 42 tiles: a detector score this low
+# Boxes beyond the 42 that may be left out as strays (a table's plate or panel read as a tile, in a
+# photo that shows more table than a hand does); more than this, and the photo is refused. The
+# page shows each kept tile above the tile it will be learnt as, so a wrong pick is seen.
+MAX_STRAYS = 3
 
 
 class CalibrationError(ValueError):
@@ -84,17 +88,42 @@ def calibration_boxes(image: np.ndarray, recognizer) -> np.ndarray:
     calibration_labels) when no try gives exactly 42: a wrong count would shift every label."""
     import copy
 
+    n = len(CALIBRATION_ORDER)
     boxes, _ = recognizer.detect(image)
     tries = [boxes]
     low = copy.copy(recognizer)
     low.config = {**recognizer.config, "det_conf": min(CALIBRATION_LOW_CONF, float(recognizer.config["det_conf"]))}
     for rec in (recognizer, low):
-        if len(tries[-1]) == len(CALIBRATION_ORDER):
+        if len(tries[-1]) == n:
             break
         tries.append(np.array([d["box"] for d in rec.recognize(image)], np.float32).reshape(-1, 4))
-    best = next((b for b in tries if len(b) == len(CALIBRATION_ORDER)), tries[0])
-    calibration_labels(best)  # raises on a wrong count
+    screened = tries[1:] or tries
+    best = next((b for b in tries if len(b) == n), None)
+    if best is None:  # a few strays among the screened boxes: the layout's own 42 without them
+        best = next((without_strays(b, n) for b in screened if n < len(b) <= n + MAX_STRAYS), screened[0])
+    calibration_labels(best)  # raises on a wrong count, the screened one (what the page would show)
     return best
+
+
+def without_strays(boxes, n: int = len(CALIBRATION_ORDER)) -> np.ndarray:
+    """The n boxes of a layout, from a few more: the boxes least like the layout's tiles are left
+    out, by shape first (laid in rows, every tile stands the same way up: a plate lies wide or
+    square), then by size, and a box alone in a row of its own counts against it too.
+
+    >>> row = [[x * 50, 0, x * 50 + 40, 56] for x in range(6)]
+    >>> plate = [320, 100, 400, 150]  # wide, and alone in its row
+    >>> without_strays(row + [plate], 6).tolist() == row
+    True
+    """
+    b = np.asarray(boxes, np.float64).reshape(-1, 4)
+    w, h = np.maximum(b[:, 2] - b[:, 0], 1e-6), np.maximum(b[:, 3] - b[:, 1], 1e-6)
+    shape, size = np.log(w / h), np.log(w * h)
+    lone = np.zeros(len(b))
+    for row in rows_of(b):
+        if len(row) == 1:
+            lone[row] = 1
+    unlike = 2 * np.abs(shape - np.median(shape)) + np.abs(size - np.median(size)) + 0.5 * lone
+    return b[np.sort(np.argsort(unlike, kind="stable")[:n])].astype(np.float32)
 
 
 def calibration_reading(boxes) -> list[dict]:
