@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import training.adapt_progress as ap
+import webapp.adapt
 import webapp.wording
 from webapp.wording import catalog
 
@@ -18,6 +19,7 @@ ADAPT_SOURCES = sorted((ROOT / "training").glob("adapt*.py"))
 def test_the_doctests_hold():
     assert doctest.testmod(ap).failed == 0
     assert doctest.testmod(webapp.wording).failed == 0
+    assert doctest.testmod(webapp.adapt).failed == 0
 
 
 def codes_adapt_says() -> set[str]:
@@ -57,8 +59,8 @@ def test_a_step_goes_to_the_terminal_and_to_the_apps_file(tmp_path, monkeypatch,
     assert lines == ["tile reader: tuning without held photo 1 of 2, to check it",
                      "tile finder: left as it is: it reads photos of at most 6 tiles: 2 such photos or more are needed",
                      "tile check: errors on the held photos 3 -> 1: installing it",
-                     "筒 and 條 reader: the photo's tiles in other looks read 0.500 -> 0.250 (mean probability of "
-                     "the right tile): keeping the one you had"]
+                     "Dots and Bamboo reader: the photo's tiles, seen in other lights and angles read right with "
+                     "0.500 -> 0.250 certainty: keeping the one you had"]
     written = [json.loads(x) for x in steps.read_text(encoding="utf-8").splitlines()]
     assert [w["code"] for w in written] == ["adapt_step_check", "adapt_step_skipped", "adapt_step_installed_errors",
                                             "adapt_step_judged_keep"]

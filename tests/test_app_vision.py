@@ -218,6 +218,9 @@ ADAPT_STEPS = [sys.executable, "-c", "from training.adapt_progress import progre
                "for p in (10, 20): progress('adapt_step_tuning', percent=p)\n"  # done: not listed
                "progress('adapt_step_skipped', model=model('detector'), why={'code': 'adapt_skip_needs_photos',"
                " 'params': {'min': 2}})\n"
+               "progress('adapt_step_installed_errors', model=model('verifier'), before=3, after=1)\n"
+               "progress('adapt_step_judged_install', model=model('suit_reader'), on={'code': 'adapt_judged_on_held'},"
+               " before='0.5', after='0.9')\n"
                "import os; open(os.environ['MAHJONG_ADAPT_STEPS'], 'a').write('{\"at_s\": 3, \"co')"]
 
 
@@ -228,16 +231,19 @@ def test_adapt_steps_are_worded_in_the_pages_language(tmp_path, fake):
     c.application.extensions["mahjong"].adapt.wait(20)
     zh = c.get("/api/adapt", headers={"Accept-Language": "zh-TW"}).get_json()
     assert zh["status"] == "done"
-    assert [s["text"] for s in zh["steps"]] == ["讀取 1 張更正過的照片", "找牌：不調整，新模型要用留下的照片檢查，至少要 2 張照片"]
-    assert [s["code"] for s in zh["steps"]] == ["adapt_step_reading", "adapt_step_skipped"]
+    assert [s["text"] for s in zh["steps"]][:2] == ["讀取 1 張更正過的照片", "找牌：不調整，新模型要用留下的照片檢查，至少要 2 張照片"]
+    assert [s["code"] for s in zh["steps"]] == ["adapt_step_reading", "adapt_step_skipped", "adapt_step_installed_errors",
+                                                "adapt_step_judged_install"]
+    assert zh["summary"] == "換上了 2 個調整後的模型：整張牌複查、筒條辨識；其他照舊"  # what the run changed, in a line
     en = c.get("/api/adapt", headers={"Accept-Language": "en"}).get_json()
-    assert [s["text"] for s in en["steps"]] == [
+    assert [s["text"] for s in en["steps"]][:2] == [
         "reading 1 corrected photo",
         "tile finder: left as it is: a new model is checked on a held photo: it needs 2 photos or more"]
+    assert en["summary"] == "installed 2 adapted models: tile check, Dots and Bamboo reader; the others are as they were"
     assert "[adapt 0:00] reading 1 corrected photo" in en["log_tail"]  # the terminal's wording, in the log
     assert c.post("/api/adapt", headers=FETCH).status_code == 202  # a new run starts with no steps
     c.application.extensions["mahjong"].adapt.wait(20)
-    assert len(c.get("/api/adapt").get_json()["steps"]) == 2
+    assert len(c.get("/api/adapt").get_json()["steps"]) == 4
 
 
 def test_an_adapt_stopped_from_outside_says_so(tmp_path, fake):
@@ -468,6 +474,7 @@ def test_the_player_can_stop_a_running_adapt(tmp_path, fake):
     answer = c.delete("/api/adapt", headers=FETCH).get_json()
     assert time.monotonic() - started < 20  # stopped, not waited out
     assert answer["status"] == "stopped" and "killed" not in answer  # the player's stop is no failure
+    assert answer["summary"] == "no model was replaced: the adapted ones read your photos no better, or there was nothing to tune"
     assert c.post("/api/adapt", headers=FETCH).status_code == 202  # and it can start again
     assert c.get("/api/adapt").get_json()["status"] == "running"
     c.delete("/api/adapt", headers=FETCH)
@@ -517,7 +524,7 @@ def test_a_calibration_photo_of_another_count_is_refused_and_not_kept(tmp_path):
     c = calibration_client(tmp_path, CalibrationRecognizer(40))
     r = upload(c, fixture_photo(), route="/api/calibration")
     assert r.status_code == 400 and r.get_json()["code"] == "calibration_count"
-    assert r.get_json()["params"] == {"found": 40, "needed": 42}
+    assert r.get_json()["params"] == {"n": 40, "needed": 42}
     zh = c.post("/api/calibration", data={"photo": (io.BytesIO(fixture_photo()), "a.jpg")},
                 headers={**FETCH, "Accept-Language": "zh-TW"}, content_type="multipart/form-data")
     assert zh.get_json()["error"].startswith("照片裡找到 40 張牌，校正照片要 42 種牌各一張")

@@ -1171,13 +1171,14 @@ def test_a_running_adapt_shows_its_time_and_can_be_stopped(tmp_path, new_page):
         stop.scroll_into_view_if_needed()
         snap(page, "score-adapt-running-phone")
         page.click("#lang-switch")
-        expect(steps).to_have_text(["reading 1 corrected photo", "筒 and 條 reader", "30% of this tuning"])
+        expect(steps).to_have_text(["reading 1 corrected photo", "Dots and Bamboo reader", "30% of this tuning"])
         expect(page.locator("#examples-count")).to_have_text("1 corrected photo collected")
         stop.scroll_into_view_if_needed()
         snap(page, "score-adapt-running-phone-en")
         stop.click()
         expect(page.locator("#adapt-status")).to_have_text(
-            "Adaptation stopped: the models it had finished are in use, the others as they were")
+            "Adaptation stopped: no model was replaced: the adapted ones read your photos no better, or there was "
+            "nothing to tune")
         expect(stop).to_be_hidden()
         expect(page.locator("#adapt-button")).to_be_enabled()
         expect(page.locator("#examples-list button")).to_be_enabled()
@@ -1228,6 +1229,9 @@ def test_a_calibration_photo_is_checked_tile_by_tile_then_adapted_from(tmp_path,
             expect(page.locator("#calibration-status")).to_have_text("找到 42 張牌：請確認每一張都和下面的牌對得上")
             assert tiles.first.get_attribute("data-tile") == "1m" and tiles.last.get_attribute("data-tile") == "8f"
             expect(tiles.nth(27).locator(".name")).to_have_text("東")
+            # a flower is learnt by its printed number, whatever plant a set prints it on
+            expect(tiles.nth(40).locator(".name")).to_have_text("花牌 3")
+            expect(tiles.nth(34).locator(".name")).to_have_text("季節牌 1")
             # each crop is the photo's own tile: the cut of 1萬 is not felt
             drawn = page.evaluate("""() => { const c = document.querySelector('#calibration-tiles canvas');
               const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data; let light = 0;
@@ -1236,14 +1240,23 @@ def test_a_calibration_photo_is_checked_tile_by_tile_then_adapted_from(tmp_path,
             page.locator("#calibration-check").scroll_into_view_if_needed()
             snap(page, f"score-calibration-check-{size}")
             if size == "phone":
+                expect(page.locator("#adapt-button")).to_be_disabled()  # no corrected photo saved
                 page.click("#calibration-adapt")
                 expect(page.locator("#adapt-status")).to_contain_text("模型調整中")
+                expect(page.locator("#adapt-status")).to_be_in_viewport()  # said where the player looks
+                expect(page.locator("#calibration-adapt")).to_be_disabled()
+                expect(page.locator("#adapt-button")).to_be_disabled()
                 expect(page.locator("#adapt-steps li .what")).to_have_text(["牌面辨識：用這張照片的 42 張牌調整"])
                 page.click("#lang-switch")
                 expect(page.locator("#calibration-tiles li").nth(27).locator(".name")).to_have_text("East")
                 expect(page.locator("#adapt-steps li .what")).to_have_text(["tile reader: tuning on the photo's 42 tiles"])
+                expect(page.locator("#calibration-tiles li").nth(40).locator(".name")).to_have_text("Flower 3")
                 page.click("#adapt-stop")
-                expect(page.locator("#adapt-status")).to_contain_text("Adaptation stopped")
+                expect(page.locator("#adapt-status")).to_have_text(
+                    "Adaptation stopped: no model was replaced: the adapted ones read your photos no better, or there "
+                    "was nothing to tune")
+                expect(page.locator("#calibration-adapt")).to_be_enabled()
+                expect(page.locator("#adapt-button")).to_be_disabled()  # still no corrected photo
             assert not page.js_errors
     finally:
         shutdown()

@@ -330,7 +330,7 @@ def adapt_crops(models_dir: Path, crops: np.ndarray, cls: np.ndarray, groups: np
         if folds:
             progress("adapt_step_check", model=model("classifier"), i=next(checks), of=len(folds))
         else:
-            progress("adapt_step_one_photo", model=model("classifier"), n=len(cls))
+            progress("adapt_step_one_photo", model=model("classifier"), n=given)  # not its added looks
         return tune(train, check_length(epochs, bool(folds)))
 
     progress("adapt_step_tiles", n=given)

@@ -62,7 +62,7 @@ def calibration_labels(boxes) -> np.ndarray:
     flat = [i for row in rows_of(boxes) for i in row]
     if len(flat) != len(CALIBRATION_ORDER):
         raise CalibrationError(f"calibration photo needs exactly {len(CALIBRATION_ORDER)} tiles, found {len(flat)}",
-                               code="calibration_count", found=len(flat), needed=len(CALIBRATION_ORDER))
+                               code="calibration_count", n=len(flat), needed=len(CALIBRATION_ORDER))
     labels = np.empty(len(flat), np.int64)
     for pos, idx in enumerate(flat):
         labels[idx] = CALIBRATION_ORDER[pos]

@@ -23,6 +23,23 @@ from .errors import ApiError
 LOG_TAIL = 4000
 MAX_STEPS = 200  # a run says about 30 steps besides its tunings' progress
 TUNING_STEP = "adapt_step_tuning"  # "n% of this tuning", said ten times a tuning: only the latest is listed
+# a model's verdict step (training/adapt_progress.py): installed or not
+INSTALLED_STEPS = ("adapt_step_judged_install", "adapt_step_installed", "adapt_step_installed_errors")
+
+
+def installed_models(steps: list[dict]) -> list[dict]:
+    """The models a run installed, in order, as their {"code"} (adapt_model_*), from its steps.
+
+    >>> installed_models([{"code": "adapt_step_judged_install", "params": {"model": {"code": "adapt_model_classifier"}}},
+    ...                   {"code": "adapt_step_kept", "params": {"model": {"code": "adapt_model_detector"}}}])
+    [{'code': 'adapt_model_classifier'}]
+    """
+    out = []
+    for step in steps:
+        model = step["params"].get("model")
+        if step["code"] in INSTALLED_STEPS and isinstance(model, dict) and isinstance(model.get("code"), str):
+            out.append({"code": model["code"]})
+    return out
 STEPS_ENV = "MAHJONG_ADAPT_STEPS"  # read by training/adapt_progress.py (training code: not imported here)
 ROOT = Path(__file__).resolve().parent.parent
 # Serving installs none of these (requirements.txt); adapting needs them (requirements-train*.txt).

@@ -5,7 +5,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from engine.errors import short_repr
 
-from .adapt import INSTALL_COMMAND, SOURCES
+from .adapt import INSTALL_COMMAND, SOURCES, installed_models
 from .calibration import calibration_photo, has_calibration, save_calibration
 from .errors import ApiError, render, request_lang
 from .examples import count as example_count
@@ -114,13 +114,23 @@ def _adapt_status() -> dict:
     job = services().adapt
     missing = job.missing()
     elapsed = job.elapsed()
-    lang = request_lang()
-    steps = [{**step, "text": render(step["code"], step["params"], lang)} for step in job.steps()]
-    return {"status": job.status(), "source": job.source, "steps": steps, "log_tail": job.log_tail(),
-            "training_missing": missing,
+    lang, status, raw = request_lang(), job.status(), job.steps()
+    steps = [{**step, "text": render(step["code"], step["params"], lang)} for step in raw]
+    return {"status": status, "source": job.source, "steps": steps,
+            **({"summary": _summary(raw, lang)} if status in ("done", "stopped", "failed") else {}),
+            "log_tail": job.log_tail(), "training_missing": missing,
             "install_command": INSTALL_COMMAND if missing else None,
             **({"elapsed_s": round(elapsed, 1)} if elapsed is not None else {}),
             **({"killed": True} if job.killed() else {})}
+
+
+def _summary(steps: list[dict], lang: str) -> str:
+    """What an ended run changed, in a line: the models it installed (the others are as they were)."""
+    installed = [render(m["code"], {}, lang) for m in installed_models(steps)]
+    if not installed:
+        return render("adapt_summary_none", {}, lang)
+    return render("adapt_summary_installed", {"n": len(installed),
+                                              "models": render("list_separator", {}, lang).join(installed)}, lang)
 
 
 @bp.post("/api/calibration")

@@ -25,6 +25,14 @@ function renderOrder() {
   }
 }
 
+/** What a place in the order teaches: a tile, or for a flower or season only its printed number
+ * (sets differ in which plant prints 3 and 4; the number is what is learnt). */
+function learntAs(tile) {
+  if (!PRINTED[tile]) return [tileImg(tile, "tile small"), el("span", { class: "name", text: tileName(tile) })];
+  const text = t(Number(tile[0]) <= 4 ? "calibration_season" : "calibration_flower", { n: PRINTED[tile] });
+  return [el("span", { class: "printed-chip", text: String(PRINTED[tile]) }), el("span", { class: "name", text })];
+}
+
 /** Each tile found, cut from the kept photo, above the tile it will be learnt as. */
 async function renderCheck(res) {
   const image = new Image();
@@ -36,8 +44,7 @@ async function renderCheck(res) {
     const w = Math.max(1, x2 - x1), h = Math.max(1, y2 - y1);
     const canvas = el("canvas", { width: Math.round((CROP_H * w) / h), height: CROP_H, "aria-hidden": "true" });
     canvas.getContext("2d").drawImage(image, x1, y1, w, h, 0, 0, canvas.width, canvas.height);
-    list.append(el("li", { dataset: { tile }, title: `${i + 1}: ${tileName(tile)}` }, canvas, tileImg(tile, "tile small"),
-      el("span", { class: "name", text: tileName(tile) })));
+    list.append(el("li", { dataset: { tile } }, canvas, ...learntAs(tile)));
   }
   $("#calibration-check").hidden = false;
 }
@@ -47,18 +54,27 @@ async function send(file) {
   const status = $("#calibration-status");
   const form = new FormData();
   form.append("photo", file, file.name || "calibration.jpg");
-  $("#calibration-check").hidden = true;
   say(status, t("calibration_reading"));
   try {
     const res = await api("POST", "/api/calibration", form);
     await renderCheck(res);
     say(status, t("calibration_found", { n: res.tiles.length }), "ok");
   } catch (e) {
+    // refused while a run learns the photo shown: that photo and its check stay
+    if (e.status !== 409) $("#calibration-check").hidden = true;
     say(status, t("error_prefix") + e.message, "error");
   }
 }
 
-/** Wire the calibration block; `adaptStarted` is called once a run from the photo began (or one ran). */
+/** While a run goes, the photo it learns cannot be replaced nor a second run started. */
+function setRunning(running) {
+  $("#calibration-adapt").disabled = running;
+  $("#calibration-input").disabled = running;
+  $("#calibration-block label.button").classList.toggle("disabled", running);
+}
+
+/** Wire the calibration block; `adaptStarted` is called once a run from the photo began (or one
+ * runs already). Returns setRunning(running), for the adapt status to call. */
 export function initCalibration(adaptStarted) {
   renderOrder();
   $("#calibration-input").addEventListener("change", (ev) => {
@@ -66,15 +82,21 @@ export function initCalibration(adaptStarted) {
     ev.target.value = ""; // the same photo can be chosen again
   });
   $("#calibration-adapt").addEventListener("click", async () => {
+    $("#calibration-adapt").disabled = true; // at once: the run's status shows a moment later
     try {
       await post("/api/adapt", { source: "calibration" });
     } catch (e) {
-      if (e.status !== 409) { say($("#calibration-status"), t("error_prefix") + e.message, "error"); return; }
+      if (e.status !== 409) {
+        $("#calibration-adapt").disabled = false;
+        say($("#calibration-status"), t("error_prefix") + e.message, "error");
+        return;
+      }
     }
     adaptStarted();
   });
   window.addEventListener("langchange", () => {
     renderOrder();
-    for (const li of document.querySelectorAll("#calibration-tiles li")) li.querySelector(".name").textContent = tileName(li.dataset.tile);
+    for (const li of document.querySelectorAll("#calibration-tiles li")) li.replaceChildren(li.querySelector("canvas"), ...learntAs(li.dataset.tile));
   });
+  return setRunning;
 }

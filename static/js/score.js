@@ -326,8 +326,9 @@ async function showAdaptPanel(count) {
   syncSaveCorrections();
   renderExamples(saved);
   section.hidden = false; // the calibration photo needs no corrected photo
+  exampleCount = count || 0;
   say($("#examples-count"), count || editor.photo ? t("examples_count", { n: count }) : "", "ok");
-  $("#adapt-button").disabled = !count;
+  $("#adapt-button").disabled = !count || adaptRunning;
 }
 
 /** The saved corrected photos, each with a button to forget it: a correction saved wrong would
@@ -358,17 +359,20 @@ async function removeExample(id) {
 
 let adaptTimer = null;
 let adaptRunning = false;
+let exampleCount = 0; // saved corrected photos: adapting from them needs one
 function showAdapt(res) {
   const status = res.status || "idle";
   const secs = Math.max(0, Math.floor(res.elapsed_s || 0));
   const elapsed = status === "running" && res.elapsed_s !== undefined
     ? t("adapt_elapsed", { m: Math.floor(secs / 60), s: secs % 60 }) : "";
   const killed = status === "failed" && res.killed ? t("adapt_killed_sep") + t("adapt_killed") : "";
-  say($("#adapt-status"), t(`adapt_status_${status}`) + elapsed + killed, status === "failed" ? "error" : "info");
+  const summary = res.summary ? t("adapt_killed_sep") + res.summary : ""; // what an ended run installed
+  say($("#adapt-status"), t(`adapt_status_${status}`) + elapsed + killed + summary, status === "failed" ? "error" : "info");
   if (status === "running") delete $("#adapt-log-box").dataset.shown; // a new run's failure opens its log
-  $("#adapt-button").disabled = status === "running";
-  $("#adapt-stop").hidden = status !== "running";
   adaptRunning = status === "running";
+  $("#adapt-button").disabled = adaptRunning || !exampleCount;
+  $("#adapt-stop").hidden = !adaptRunning;
+  calibrationRunning(adaptRunning);
   for (const b of document.querySelectorAll("#examples-list button")) b.disabled = adaptRunning; // it reads them
   renderAdaptSteps(res.steps || []);
   // the log is for what went wrong: the steps say the rest in the page's language
@@ -406,7 +410,14 @@ $("#adapt-stop").addEventListener("click", async () => {
   }
 });
 
-initCalibration(() => { $("#adapt-section").hidden = false; pollAdapt(); });
+/** A run began (or one runs already): the page shows its status, scrolled to where it is said. */
+async function adaptStarted() {
+  $("#adapt-section").hidden = false;
+  await pollAdapt();
+  reveal($("#adapt-status"));
+}
+
+const calibrationRunning = initCalibration(adaptStarted);
 
 $("#adapt-button").addEventListener("click", async () => {
   try {
@@ -414,7 +425,7 @@ $("#adapt-button").addEventListener("click", async () => {
   } catch (e) {
     if (e.status !== 409) { say($("#adapt-status"), t("error_prefix") + e.message, "error"); return; }
   }
-  pollAdapt();
+  adaptStarted();
 });
 
 // ---------- score from a game, record into a game ----------
