@@ -508,6 +508,7 @@ def test_a_calibration_photo_is_read_in_the_standard_order_and_kept(tmp_path):
     rec = CalibrationRecognizer()
     c = calibration_client(tmp_path, rec)
     assert c.get("/api/calibration/photo").status_code == 404  # none yet
+    assert c.get("/api/calibration").get_json()["code"] == "no_calibration"
     r = upload(c, fixture_photo(), route="/api/calibration")
     assert r.status_code == 200, r.get_json()
     tiles = r.get_json()["tiles"]
@@ -518,6 +519,14 @@ def test_a_calibration_photo_is_read_in_the_standard_order_and_kept(tmp_path):
     assert kept.status_code == 200 and kept.mimetype == "image/jpeg"
     decoded = cv2.imdecode(np.frombuffer(kept.data, np.uint8), cv2.IMREAD_COLOR)
     assert (decoded == rec.seen[0]).all()  # the tiles were found on the very pixels adapt will read
+    # after a reload the page shows the kept photo's check again: its reading is kept with it
+    assert c.get("/api/calibration").get_json() == r.get_json() and len(rec.seen) == 1
+    reading = tmp_path / "data" / "calibration" / "reading.json"
+    for damage in (b"{not json", b'{"photo_sha256": "another photo", "tiles": []}'):
+        reading.write_bytes(damage)  # lost, or left from an earlier photo: read again from the kept one
+        again = c.get("/api/calibration")
+        assert again.status_code == 200 and again.get_json()["tiles"] == tiles
+        assert (rec.seen[-1] == rec.seen[0]).all()  # the kept JPEG as it is, not encoded once more
 
 
 def test_a_calibration_photo_of_another_count_is_refused_and_not_kept(tmp_path):

@@ -1239,6 +1239,10 @@ def test_a_calibration_photo_is_checked_tile_by_tile_then_adapted_from(tmp_path,
             assert drawn > 0.3
             page.locator("#calibration-check").scroll_into_view_if_needed()
             snap(page, f"score-calibration-check-{size}")
+            if size == "laptop":  # a reload shows the kept photo's check, to adapt from it again
+                page.reload()
+                expect(page.locator("#calibration-status")).to_have_text("上次上傳的校正照片（42 張牌）：可以再用它調整一次")
+                expect(page.locator("#calibration-tiles li")).to_have_count(42)
             if size == "phone":
                 expect(page.locator("#adapt-button")).to_be_disabled()  # no corrected photo saved
                 page.click("#calibration-adapt")

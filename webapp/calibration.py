@@ -4,13 +4,15 @@ and kept for `vision adapt --calibration` as <data>/calibration/photo.jpg.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from .errors import ApiError
 from .imaging import jpeg_bytes
-from .photos import write_atomic
+from .photos import photo_id, write_atomic, write_cache
 
 CALIBRATION_PHOTO = Path("calibration") / "photo.jpg"
+READING = Path("calibration") / "reading.json"  # its 42 tiles, with the photo's hash they were read on
 QUALITY = 95  # adapt learns the set's look from this photo: little JPEG loss
 
 
@@ -24,8 +26,22 @@ def as_stored(image) -> tuple[bytes, object]:
     return data, cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
 
 
-def save_calibration(data_dir: Path, data: bytes) -> None:
+def save_calibration(data_dir: Path, data: bytes, tiles: list[dict]) -> None:
+    """Keep the photo and its reading; the reading names the photo's hash, so a reading that a
+    full disk left behind from an earlier photo is never shown with this one."""
     write_atomic(Path(data_dir) / CALIBRATION_PHOTO, data)
+    write_cache(Path(data_dir) / READING, json.dumps({"photo_sha256": photo_id(data), "tiles": tiles}).encode())
+
+
+def kept_reading(data_dir: Path, data: bytes) -> list[dict] | None:
+    """The kept reading of the kept photo `data`; None where it is missing, damaged or of another photo."""
+    try:
+        kept = json.loads((Path(data_dir) / READING).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(kept, dict) or kept.get("photo_sha256") != photo_id(data) or not isinstance(kept.get("tiles"), list):
+        return None
+    return kept["tiles"]
 
 
 def calibration_photo(data_dir: Path) -> bytes:

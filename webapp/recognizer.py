@@ -67,9 +67,10 @@ class RecognizerSource:
         finally:
             _trim()
 
-    def calibrate(self, data: bytes) -> tuple[bytes, list[dict]]:
+    def calibrate(self, data: bytes, kept: bool = False) -> tuple[bytes, list[dict]]:
         """(the JPEG to keep, its 42 tiles in reading order as {tile, box}) of a calibration photo;
-        400 `calibration_count` when it does not show 42 tiles (vision/calibration.py)."""
+        400 `calibration_count` when it does not show 42 tiles (vision/calibration.py). `kept`:
+        `data` is a kept calibration JPEG, read as it is."""
         from vision.calibration import CalibrationError, calibration_boxes, calibration_reading
 
         from .calibration import as_stored
@@ -77,7 +78,7 @@ class RecognizerSource:
         recognizer = self.get()
         try:
             with self.slots:
-                stored, image = as_stored(load(data))
+                stored, image = (data, load(data)) if kept else as_stored(load(data))
                 try:
                     return stored, calibration_reading(calibration_boxes(image, recognizer))
                 except CalibrationError as exc:

@@ -6,7 +6,7 @@ from flask import Blueprint, Response, jsonify, request
 from engine.errors import short_repr
 
 from .adapt import INSTALL_COMMAND, SOURCES, installed_models
-from .calibration import calibration_photo, has_calibration, save_calibration
+from .calibration import calibration_photo, has_calibration, kept_reading, save_calibration
 from .errors import ApiError, render, request_lang
 from .examples import count as example_count
 from .examples import delete_example, list_examples, save_example
@@ -143,7 +143,19 @@ def calibrate():
         raise ApiError(409, "adaptation is running; send a new calibration photo when it is done",
                        code="calibration_adapt_running")  # it reads the photo it was started with
     stored, tiles = svc.recognizer.calibrate(uploaded_bytes("photo"))
-    save_calibration(svc.data_dir, stored)
+    save_calibration(svc.data_dir, stored, tiles)
+    return jsonify({"tiles": tiles, "photo_url": "/api/calibration/photo"})
+
+
+@bp.get("/api/calibration")
+def kept_calibration():
+    """The kept calibration photo's reading, as POST /api/calibration answered it (read again where
+    its kept reading is lost); 404 `no_calibration` before one was sent."""
+    svc = services()
+    data = calibration_photo(svc.data_dir)
+    tiles = kept_reading(svc.data_dir, data)
+    if tiles is None:
+        data, tiles = svc.recognizer.calibrate(data, kept=True)
     return jsonify({"tiles": tiles, "photo_url": "/api/calibration/photo"})
 
 

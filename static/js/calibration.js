@@ -2,7 +2,7 @@
 // tile by tile by the player, then adapt from it (POST /api/calibration, POST /api/adapt).
 import { t } from "./i18n.js";
 import { el, clear, $, say } from "./dom.js";
-import { api, post } from "./api.js";
+import { api, get, post } from "./api.js";
 import { tileImg, tileName } from "./tiles.js";
 
 // the order vision/calibration.py reads, one row each: seasons and plants by their printed number
@@ -66,6 +66,14 @@ async function send(file) {
   }
 }
 
+/** The photo kept from before (a reload, another day): its check again, to adapt from it once more. */
+async function showKept() {
+  let res;
+  try { res = await get("/api/calibration"); } catch (e) { return; } // none kept: nothing to show
+  await renderCheck(res);
+  say($("#calibration-status"), t("calibration_kept", { n: res.tiles.length }), "ok");
+}
+
 /** While a run goes, the photo it learns cannot be replaced nor a second run started. */
 function setRunning(running) {
   $("#calibration-adapt").disabled = running;
@@ -77,6 +85,7 @@ function setRunning(running) {
  * runs already). Returns setRunning(running), for the adapt status to call. */
 export function initCalibration(adaptStarted) {
   renderOrder();
+  showKept();
   $("#calibration-input").addEventListener("change", (ev) => {
     send(ev.target.files[0]);
     ev.target.value = ""; // the same photo can be chosen again

@@ -163,6 +163,7 @@ export default {
   calibration_check_help: "Below each tile from your photo is the tile it will be learnt as. For flowers and seasons only the printed number counts, not the name or the picture. If all match, press the button below; if one does not, lay them out again and take another photo.",
   calibration_season: "Season {n}",
   calibration_flower: "Flower {n}",
+  calibration_kept: "The calibration photo sent before ({n} tiles): you can adapt from it again",
   calibration_adapt: "Adapt the model to this photo",
   adapt_status_stopped: "Adaptation stopped",
   adapt_steps: "Steps of the adaptation",

@@ -162,6 +162,7 @@ export default {
   calibration_check_help: "照片裡的每張牌下面是它要學成的牌。花牌和季節牌只看牌上印的數字，名字和圖案不用對。全部對得上就按下面的按鈕；有對不上的，請重新排好再拍。",
   calibration_season: "季節牌 {n}",
   calibration_flower: "花牌 {n}",
+  calibration_kept: "上次上傳的校正照片（{n} 張牌）：可以再用它調整一次",
   calibration_adapt: "用這張照片調整模型",
   adapt_status_stopped: "已停止調整",
   adapt_steps: "調整的步驟",
