@@ -51,6 +51,22 @@ def test_recognize_stores_the_photo_and_reads_the_hand(client, tmp_path, fake):
     drawn = cv2.imdecode(np.frombuffer(annotated.data, np.uint8), cv2.IMREAD_COLOR)
     plain = cv2.imdecode(np.frombuffer(photo, np.uint8), cv2.IMREAD_COLOR)
     assert drawn.shape == plain.shape and np.abs(drawn.astype(int) - plain).mean() > 1  # boxes were drawn
+    # the tile sheet's crop comes from the photo as read: the boxes' pixels, no label over the tile
+    assert body["upright_url"] == f"/photos/{pid}/upright"
+    upright = cv2.imdecode(np.frombuffer(client.get(body["upright_url"]).data, np.uint8), cv2.IMREAD_COLOR)
+    assert upright.shape == fake.shapes[0] and np.abs(upright.astype(int) - plain).mean() < 2
+    assert client.get(f"/photos/{'0' * 64}/upright").status_code == 404
+
+
+def test_the_upright_photo_is_the_one_read_rotated_and_shrunk(client, fake):
+    """A photo over 4096 px or turned by its EXIF tag is read upright and shrunk: so is its upright copy."""
+    buf = io.BytesIO()
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotated 90 degrees clockwise
+    Image.new("RGB", (5000, 300), (200, 30, 30)).save(buf, "JPEG", exif=exif)
+    pid = upload(client, buf.getvalue()).get_json()["photo_id"]
+    upright = Image.open(io.BytesIO(client.get(f"/photos/{pid}/upright").data))
+    assert (upright.height, upright.width, 3) == fake.shapes[-1] and upright.size == (246, 4096)
 
 
 def test_png_is_served_as_png_and_heic_style_bytes_are_converted(client):

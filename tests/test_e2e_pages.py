@@ -1077,12 +1077,17 @@ def test_a_flagged_tile_says_why_and_corrections_save_without_scoring(tmp_path, 
         expect(save).to_be_visible()
         expect(save).to_be_disabled()  # nothing corrected yet
         expect(page.locator("#examples-help")).to_be_visible()
-        flagged.click()
+        with page.expect_request(lambda r: r.url.endswith("/upright")):  # its crop: the photo as read, unmarked
+            flagged.click()
         expect(page.locator("#sheet-why")).to_contain_text("不確定是哪一張牌")
         expect(page.locator("#sheet-why")).to_contain_text("辨識信心")
         expect(page.locator("#sheet-crop")).to_have_attribute("data-drawn", "1")  # the tile's part of the photo
         snap(page, f"score-flag-why-{size}")
         page.click('#tile-sheet button.key[data-tile="7s"]')
+        page.locator("#hand-editor .tile-btn:not(.flagged)").first.click()  # a sure tile's sheet: no reason line
+        expect(page.locator("#sheet-why")).to_have_count(0)
+        assert "null" not in page.locator("#tile-sheet").inner_text()
+        page.keyboard.press("Escape")
         expect(save).to_be_enabled()
         save.click()
         expect(page.locator("#corrections-status")).to_have_text("已把更正送出當作訓練樣本（共 1 張照片）")

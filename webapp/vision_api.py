@@ -42,6 +42,7 @@ def recognize():
     svc.photos.save_reading(pid, reading)
     return jsonify({"photo_id": pid, "photo_url": f"/photos/{pid}",
                     "annotated_url": f"/photos/{pid}/annotated", "thumb_url": f"/photos/{pid}/thumb",
+                    "upright_url": f"/photos/{pid}/upright",
                     **reading})
 
 
@@ -56,6 +57,13 @@ def photo(pid):
     if mime is None:  # HEIC: browsers outside Safari cannot show it
         return _image_response(jpeg_bytes(load(data)), "image/jpeg")
     return _image_response(data, mime)
+
+
+@bp.get("/photos/<pid>/upright")
+def upright(pid):
+    """The photo as the recognizer read it: upright, its long side at most 4096 px, unmarked. The
+    tiles' boxes are in its pixels, so the page cuts a tile's part from it to show it plainly."""
+    return _image_response(jpeg_bytes(load(services().photos.original(pid))), "image/jpeg")
 
 
 @bp.get("/photos/<pid>/thumb")

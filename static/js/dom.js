@@ -30,6 +30,13 @@ export function clear(node) {
   return node;
 }
 
+/** `node` emptied and given `children`, as el() takes them (null, undefined and false left out). */
+export function refill(node, ...children) {
+  clear(node);
+  append(node, children);
+  return node;
+}
+
 export const $ = (sel, root = document) => root.querySelector(sel);
 export const $$ = (sel, root = document) => [...root.querySelectorAll(sel)];
 

@@ -1,7 +1,7 @@
 // The hand editor: concealed row, melds, flowers, winning tile (and unplaced tiles from a photo).
 // Every tile can be tapped to change its face, move it or remove it; the tile keyboard adds tiles.
 import { t } from "./i18n.js";
-import { el, clear } from "./dom.js";
+import { el, clear, refill } from "./dom.js";
 import { tileImg, tileName, tileKeyboard, isSuited, isFlower, formatTiles, countTiles, parseTiles } from "./tiles.js";
 
 const MELD_TYPES = ["chi", "pong", "kong", "ankong"];
@@ -77,8 +77,9 @@ export class HandEditor {
       s.winning = s.concealed.pop();
       s.winningGuessed = true;
     }
-    // the annotated picture: its pixels are the boxes' (a photo over 4096 px is read shrunk)
-    this.photo = res.photo_id ? { photo_id: res.photo_id, tiles, tileset, picture: res.annotated_url } : null;
+    // the photo upright as it was read, unmarked: its pixels are the boxes' (a photo over 4096 px
+    // is read shrunk), and no label covers the tile to check
+    this.photo = res.photo_id ? { photo_id: res.photo_id, tiles, tileset, picture: res.upright_url } : null;
     this.picture = null;
     this.render();
     this.changed();
@@ -376,7 +377,7 @@ export class HandEditor {
     });
     moves.push(["new-meld", t("move_new_meld")]);
     const picker = tileKeyboard((x) => { close(); this.replace(it, x); }, { label: t("sheet_change") });
-    clear(this.sheet).append(
+    refill(this.sheet,
       el("div", { class: "sheet-head" },
         tileImg(it.tile),
         it.box && this.photo?.picture ? this.photoCrop(it.box) : null,
