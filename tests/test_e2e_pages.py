@@ -439,9 +439,15 @@ def test_game_page_hands_chart_edit_export_import(fake_server, new_page):
     expect(page.locator("#scoreboard .player")).to_have_count(4)
     expect(page.locator('#scoreboard .player[data-player="0"]')).to_have_class("player dealer")
 
-    # hand 1: 南姐 wins 3 台 off 西弟
+    # hand 1: 南姐 wins 3 台 off 西弟; a 台 typed wrong is said, never recorded as something else
     page.select_option("#winner", "1")
     page.select_option("#discarder", "2")
+    for wrong in ("-3", "2.5", ""):
+        page.fill("#tai", wrong)
+        page.click("#add-hand")
+        expect(page.locator("#form-status")).to_have_text("台數要填 0 或以上的整數")
+        expect(page.locator("#tai")).to_have_attribute("aria-invalid", "true")
+    assert page.request.get(base).json()["hands"] == []
     page.fill("#tai", "3")
     page.click("#add-hand")
     expect(page.locator("#history tbody tr[data-hand]")).to_have_count(1)

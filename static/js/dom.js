@@ -64,3 +64,17 @@ export function say(node, text, kind = "info") {
   node.hidden = !text;
   if (text && kind === "error" && changed) reveal(node);
 }
+
+/** The number typed in `input`: a whole number of 0 or more (`whole`), or any number of 0 or more.
+ * Anything else (empty, negative, a fraction where a whole one is asked) throws an Error worded
+ * `message`, with the field marked and focused: never silently clamped or rounded into another. */
+export function typedNumber(input, message, whole = true) {
+  const raw = input.value.trim();
+  const ok = whole ? /^\d+$/.test(raw) : /^\d+(\.\d+)?$/.test(raw);
+  input.setAttribute("aria-invalid", ok ? "false" : "true");
+  if (!ok) {
+    input.focus();
+    throw new Error(message);
+  }
+  return Number(raw);
+}

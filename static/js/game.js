@@ -1,7 +1,7 @@
 // game.html: one game — state, totals, record / edit / delete hands, chart, export; polls so phones stay in step.
 import { initPage } from "./page.js";
 import { t, windName, lang } from "./i18n.js";
-import { el, clear, $, $$, say } from "./dom.js";
+import { el, clear, $, $$, say, typedNumber } from "./dom.js";
 import { api, get, post } from "./api.js";
 import { lineChart, COLORS } from "./chart.js";
 
@@ -142,7 +142,7 @@ function formBody() {
   const self = $("#self-drawn").checked;
   const discarder = self ? null : Number($("#discarder").value);
   if (!self && discarder === winner) throw new Error(t("winner_not_discarder"));
-  return { type: "win", winner, discarder, tai: Math.max(0, parseInt($("#tai").value, 10) || 0) };
+  return { type: "win", winner, discarder, tai: typedNumber($("#tai"), t("tai_whole_number")) };
 }
 
 async function change(method, url, body) {

@@ -1,7 +1,7 @@
 // games.html: create a game, list games, import an exported game.
 import { initPage } from "./page.js";
 import { t, lang } from "./i18n.js";
-import { el, clear, $, say } from "./dom.js";
+import { el, clear, $, say, typedNumber } from "./dom.js";
 import { get, post } from "./api.js";
 
 initPage();
@@ -42,12 +42,16 @@ $("#new-game").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const players = names();
   if (new Set(players).size !== 4) { say($("#new-status"), t("names_needed"), "error"); return; }
+  let stakes;
+  try {
+    stakes = { base: typedNumber($("#base"), t("stake_number"), false),
+               per_tai: typedNumber($("#per-tai"), t("stake_number"), false) };
+  } catch (e) { say($("#new-status"), e.message, "error"); return; }
   const button = $("#create-game");
   button.disabled = true;
   try {
     const game = await post("/api/games", {
-      players, rules: $("#rules").value || "tw-standard",
-      base: Number($("#base").value) || 0, per_tai: Number($("#per-tai").value) || 0,
+      players, rules: $("#rules").value || "tw-standard", ...stakes,
       first_dealer: Number($("#first-dealer").value) || 0,
     });
     location.href = `/games/${encodeURIComponent(game.id)}`;

@@ -1,7 +1,7 @@
 // index.html: score a hand from a photo or from manual entry, learn from corrections, record into a game.
 import { initPage } from "./page.js";
 import { t, windName, lang } from "./i18n.js";
-import { el, clear, $, say, reveal } from "./dom.js";
+import { el, clear, $, say, reveal, typedNumber } from "./dom.js";
 import { api, get, post, ApiError } from "./api.js";
 import { HandEditor } from "./hand.js";
 import { initCalibration } from "./calibration.js";
@@ -158,8 +158,9 @@ function buildRequest() {
     seat_wind: $("#seat-wind").value,
     round_wind: $("#round-wind").value,
     dealer: $("#dealer").value,
-    streak: Math.max(0, parseInt($("#streak").value, 10) || 0),
-    stakes: { base: Number($("#base").value) || 0, per_tai: Number($("#per-tai").value) || 0 },
+    streak: typedNumber($("#streak"), t("streak_whole_number")),
+    stakes: { base: typedNumber($("#base"), t("stake_number"), false),
+              per_tai: typedNumber($("#per-tai"), t("stake_number"), false) },
   };
   if (!self) req.discarder = $("#discarder").value;
   const context = {};
@@ -549,7 +550,10 @@ $("#record-button").addEventListener("click", async () => {
   const self = $("#record-self").checked;
   const discarder = self ? null : Number($("#record-discarder").value);
   if (discarder === winner) { say($("#record-status"), t("winner_not_discarder"), "error"); return; }
-  const body = { type: "win", winner, discarder, tai: Math.max(0, parseInt($("#record-tai").value, 10) || 0),
+  let tai;
+  try { tai = typedNumber($("#record-tai"), t("tai_whole_number")); }
+  catch (e) { say($("#record-status"), e.message, "error"); return; }
+  const body = { type: "win", winner, discarder, tai,
                  scored: { ...lastResult.result, hand: lastResult.request }, version: recordGame.version };
   if (lastResult.photo_id) body.photo_id = lastResult.photo_id;
   const button = $("#record-button");

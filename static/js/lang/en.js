@@ -258,6 +258,9 @@ export default {
   export_json: "Export JSON",
   back_to_games: "All games",
   need_discarder: "Choose who discarded, or tick self-drawn",
+  tai_whole_number: "台 must be a whole number, 0 or more",
+  streak_whole_number: "The dealer streak must be a whole number, 0 or more",
+  stake_number: "Base and per 台 must be numbers, 0 or more",
   winner_not_discarder: "The discarder cannot be the winner",
   game_not_found: "Game not found",
 

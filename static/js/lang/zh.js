@@ -260,6 +260,9 @@ export default {
   export_json: "匯出 JSON",
   back_to_games: "所有牌局",
   need_discarder: "請選放槍的人，或勾自摸",
+  tai_whole_number: "台數要填 0 或以上的整數",
+  streak_whole_number: "連莊要填 0 或以上的整數",
+  stake_number: "底和每台要填 0 或以上的數字",
   winner_not_discarder: "放槍的人不能是胡牌者",
   game_not_found: "找不到這個牌局",
 
