@@ -23,6 +23,7 @@ const state = {
   flowers: [],
   target: "seen",
   last: null,
+  lastFrame: null, // the last frame or photo read: read again when what the player entered changes
   sources: { attached: false, secure: false, camera: false }, // what this page can use
   win: null, // {key, result} of the last complete hand scored
   status: null, // {key, kind, detail} of the status line (see status())
@@ -42,8 +43,18 @@ async function analyse(blob) {
   const res = await api("POST", "/api/live", form);
   state.frames += 1;
   state.last = res;
+  state.lastFrame = blob;
   renderHints(res);
   return res;
+}
+
+let readAgain = null;
+/** The seen tiles, melds, flowers or rules changed: a photo sent by hand is read again with them
+ * (its counts and 台 would be stale until the next photo); a running camera's next frame does it. */
+function reanalyse() {
+  if (state.running || !state.lastFrame) return;
+  clearTimeout(readAgain);
+  readAgain = setTimeout(() => analyse(state.lastFrame).catch((e) => status("error_prefix", "error", e.message)), 300);
 }
 
 function renderHints(res) {
@@ -329,7 +340,7 @@ function addTile(x) {
   else if (state.target === "flowers") state.flowers.push(x);
   else if (state.target === "chi") state.melds.push({ type: "chi", tiles: [0, 1, 2].map((d) => `${Number(x[0]) + d}${x[1]}`) });
   else state.melds.push({ type: state.target, tiles: Array(MELD_SIZE[state.target]).fill(x) });
-  renderMine();
+  entered();
 }
 
 let keyboard = null;
@@ -350,19 +361,25 @@ function buildKeyboard() {
 function renderMine() {
   const seen = clear($("#seen-list"));
   state.seen.forEach((x, i) => seen.append(el("button", { type: "button", class: "tile-btn", "aria-label": `${t("remove_tile")} ${tileName(x)}`,
-    onclick: () => { state.seen.splice(i, 1); renderMine(); } }, tileImg(x))));
+    onclick: () => { state.seen.splice(i, 1); entered(); } }, tileImg(x))));
   if (!state.seen.length) seen.append(el("p", { class: "empty", text: t("zone_empty") }));
   const mine = clear($("#my-melds"));
   state.melds.forEach((m, i) => mine.append(el("button", { type: "button", class: "tile-btn set melded",
-    "aria-label": `${t("meld_remove")} ${t(`meld_${m.type}`)}`, onclick: () => { state.melds.splice(i, 1); renderMine(); } },
+    "aria-label": `${t("meld_remove")} ${t(`meld_${m.type}`)}`, onclick: () => { state.melds.splice(i, 1); entered(); } },
     m.tiles.map((x) => tileImg(x)))));
   state.flowers.forEach((x, i) => mine.append(el("button", { type: "button", class: "tile-btn", "aria-label": `${t("remove_tile")} ${tileName(x)}`,
-    onclick: () => { state.flowers.splice(i, 1); renderMine(); } }, tileImg(x))));
+    onclick: () => { state.flowers.splice(i, 1); entered(); } }, tileImg(x))));
   if (!state.melds.length && !state.flowers.length) mine.append(el("p", { class: "empty", text: t("zone_empty") }));
   keyboard?.refresh();
 }
 
-$("#seen-clear").addEventListener("click", () => { state.seen = []; state.melds = []; state.flowers = []; renderMine(); });
+/** renderMine after the player changed what they entered: the hints follow it. */
+function entered() {
+  renderMine();
+  reanalyse();
+}
+
+$("#seen-clear").addEventListener("click", () => { state.seen = []; state.melds = []; state.flowers = []; entered(); });
 
 // ---------- start ----------
 
@@ -395,8 +412,9 @@ $("#tileset").addEventListener("change", (ev) => {
   buildKeyboard();
   renderMine();
   if (state.last) renderHints(state.last);
+  reanalyse(); // the tile set decides how a photo's flowers are read
 });
-$("#rules").addEventListener("change", () => { state.win = null; if (state.last) renderHints(state.last); });
+$("#rules").addEventListener("change", () => { state.win = null; if (state.last) renderHints(state.last); reanalyse(); });
 
 status("live_status_idle");
 buildKeyboard();
