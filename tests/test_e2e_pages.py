@@ -1281,3 +1281,42 @@ def test_a_calibration_photo_is_checked_tile_by_tile_then_adapted_from(tmp_path,
             assert not page.js_errors
     finally:
         shutdown()
+
+
+TAP_CHECK = """(sel) => { const out = [];
+  const boxes = [...document.querySelectorAll(sel)].filter((n) => n.offsetParent !== null)
+    .map((n) => [n, n.getBoundingClientRect()]);
+  for (const [n, r] of boxes) if (r.width < 44 || r.height < 44) out.push(`${sel}: ${n.textContent.trim() || n.className} ${Math.round(r.width)}x${Math.round(r.height)}`);
+  for (const [a, r] of boxes) for (const [b, q] of boxes) {
+    if (a === b) continue;
+    const dx = Math.max(q.left - r.right, r.left - q.right), dy = Math.max(q.top - r.bottom, r.top - q.bottom);
+    if (Math.max(dx, dy) < 4 && a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING)
+      out.push(`${sel}: ${a.textContent.trim()} and ${b.textContent.trim()} ${Math.max(dx, dy).toFixed(1)} px apart`);
+  }
+  return out; }"""
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_page_s_tap_targets_on_a_phone(fake_server, new_page, lang):
+    """Where a helper's walk found targets too small or touching: the nav, the game history's edit
+    and delete, the live page's meld buttons, the scoring options, the brand link."""
+    game = new_page().request.post(fake_server + "/api/games", headers=FETCH, data={
+        "players": ["阿明", "阿華", "阿強", "阿珍"], "rules": "tw-standard", "base": 100, "per_tai": 20, "first_dealer": 0}).json()
+    new_page().request.post(f"{fake_server}/api/games/{game['id']}/hands", headers=FETCH, data={
+        "type": "win", "winner": 1, "discarder": 2, "tai": 3, "version": game["version"]})
+    checks = {"/": ["nav.top a, .brand", "#flags label", "#key-undo, #key-clear, #save-corrections"],
+              "/live": ["nav.top a", "#live-targets button"],
+              f"/games/{game['id']}": ["nav.top a", "#history .actions button"]}
+    page = page_at(new_page, "phone", fake_server + "/")
+    if lang == "en":
+        page.click("#lang-switch")
+    page.set_input_files("#photo-input", str(PHOTOS[0]))
+    expect(page.locator("#corrections-row")).to_be_visible()
+    problems = []
+    for url, sels in checks.items():
+        if url != "/":
+            page.goto(fake_server + url)
+            page.wait_for_load_state("networkidle")
+        for sel in sels:
+            problems += page.evaluate(TAP_CHECK, sel)
+    assert problems == []

@@ -105,8 +105,8 @@ function renderHints(res) {
       al.append(el("li", { dataset: { discard: d.discard } },
         el("div", { class: "wait" }, tileImg(d.discard), el("strong", { text: t("live_discard", { tile: tileName(d.discard) }) })),
         el("div", { class: "hint", text: `${d.shanten === 0 ? t("shanten_ready") : t("shanten_n", { n: d.shanten })} · ${
-          d.reshaping_copies === undefined ? t("live_useful", { kinds: d.useful_kinds, copies: d.useful_copies })
-            : t("live_reshape", { copies: d.reshaping_copies })}` }),
+          d.reshaping_copies === undefined ? t("live_useful", { kinds: d.useful_kinds, copies: d.useful_copies, n: d.useful_copies })
+            : t("live_reshape", { copies: d.reshaping_copies, n: d.reshaping_copies })}` }),
         el("div", { class: "tiles useful" }, d.useful.map((u) => el("span", { class: "useful-tile", title: t("remaining", { n: u.remaining }) },
           tileImg(u.tile))))));
     }
