@@ -1206,7 +1206,7 @@ def test_a_running_adapt_shows_its_time_and_can_be_stopped(tmp_path, new_page):
 
 def test_the_pages_wordings_match_in_both_languages(fake_server, new_page):
     """Every key of the page's Chinese wording has an English one and the reverse, each naming the
-    same values; English forms by count ({one, other}) both name the count."""
+    same values; English forms by count have both ({one, other}: the caller passes the count as n)."""
     page = page_at(new_page, "laptop", fake_server + "/")
     problems = page.evaluate("""async () => {
       const zh = (await import("/static/js/lang/zh.js")).default, en = (await import("/static/js/lang/en.js")).default;
@@ -1219,7 +1219,7 @@ def test_the_pages_wordings_match_in_both_languages(fake_server, new_page):
         if (!(k in Z) || !(k in E)) { out.push(`${k}: in one language only`); continue; }
         if (typeof Z[k] !== "string") out.push(`${k}: Chinese has one form`);
         for (const n of names(Z[k])) if (!names(E[k]).has(n)) out.push(`${k}: {${n}} only in Chinese`);
-        if (typeof E[k] === "object" && !(E[k].one && names(E[k]).has("n"))) out.push(`${k}: forms without {n}`);
+        if (typeof E[k] === "object" && !(E[k].one && E[k].other)) out.push(`${k}: forms need one and other`);
       }
       return out;
     }""")
