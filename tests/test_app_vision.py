@@ -195,7 +195,7 @@ def test_adapt_runs_one_job_in_the_background(tmp_path, fake):
     models.mkdir()
     command = [sys.executable, "-c", "import sys, time; print('adapting', sys.argv[1:]); time.sleep(0.5)"]
     c = make_app(tmp_path, RECOGNIZER=fake, ADAPT_COMMAND=command, TRAINING_MISSING=list).test_client()
-    assert c.get("/api/adapt").get_json() == {"status": "idle", "source": None, "steps": [], "log_tail": "", "training_missing": [],
+    assert c.get("/api/adapt").get_json() == {"status": "idle", "source": None, "calibration": False, "steps": [], "log_tail": "", "training_missing": [],
                                               "install_command": None}
     assert c.post("/api/adapt", headers=FETCH).status_code == 503           # no classifier.pt
     (models / "classifier.pt").write_bytes(b"weights")
@@ -566,7 +566,9 @@ def test_adapt_from_the_calibration_photo(tmp_path):
         r = c.post("/api/adapt", json=body, headers=FETCH)
         assert r.status_code == 400 and r.get_json()["code"] == "adapt_source"
     assert c.post("/api/adapt", data="[1]", content_type="application/json", headers=FETCH).status_code == 400
+    assert c.get("/api/adapt").get_json()["calibration"] is False
     assert upload(c, fixture_photo(), route="/api/calibration").status_code == 200
+    assert c.get("/api/adapt").get_json()["calibration"] is True  # the page asks for its check only then
     r = c.post("/api/adapt", json={"source": "calibration"}, headers=FETCH)
     assert r.status_code == 202 and r.get_json()["source"] == "calibration"
     r = upload(c, fixture_photo(), route="/api/calibration")  # the run reads the photo it started with

@@ -124,7 +124,7 @@ def _adapt_status() -> dict:
     elapsed = job.elapsed()
     lang, status, raw = request_lang(), job.status(), job.steps()
     steps = [{**step, "text": render(step["code"], step["params"], lang)} for step in raw]
-    return {"status": status, "source": job.source, "steps": steps,
+    return {"status": status, "source": job.source, "calibration": has_calibration(services().data_dir), "steps": steps,
             **({"summary": _summary(raw, lang)} if status in ("done", "stopped", "failed") else {}),
             "log_tail": job.log_tail(), "training_missing": missing,
             "install_command": INSTALL_COMMAND if missing else None,

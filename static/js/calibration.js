@@ -67,7 +67,7 @@ async function send(file) {
 }
 
 /** The photo kept from before (a reload, another day): its check again, to adapt from it once more. */
-async function showKept() {
+export async function showKept() {
   let res;
   try { res = await get("/api/calibration"); } catch (e) { return; } // none kept: nothing to show
   await renderCheck(res);
@@ -85,7 +85,6 @@ function setRunning(running) {
  * runs already). Returns setRunning(running), for the adapt status to call. */
 export function initCalibration(adaptStarted) {
   renderOrder();
-  showKept();
   $("#calibration-input").addEventListener("change", (ev) => {
     send(ev.target.files[0]);
     ev.target.value = ""; // the same photo can be chosen again

@@ -4,7 +4,7 @@ import { t, windName, lang } from "./i18n.js";
 import { el, clear, $, say, reveal, typedNumber } from "./dom.js";
 import { api, get, post, ApiError } from "./api.js";
 import { HandEditor } from "./hand.js";
-import { initCalibration } from "./calibration.js";
+import { initCalibration, showKept } from "./calibration.js";
 import { TILES, WINDS, tileImg, tileName, parseTiles, tileRow, tileset, setTileset } from "./tiles.js";
 
 initPage();
@@ -328,7 +328,7 @@ async function showAdaptPanel(count) {
   renderExamples(saved);
   section.hidden = false; // the calibration photo needs no corrected photo
   exampleCount = count || 0;
-  say($("#examples-count"), count || editor.photo ? t("examples_count", { n: count }) : "", "ok");
+  say($("#examples-count"), t("examples_count", { n: count || 0 }), "ok"); // with 0, why its button is off
   $("#adapt-button").disabled = !count || adaptRunning;
 }
 
@@ -613,8 +613,11 @@ async function start() {
   const wanted = new URLSearchParams(location.search).get("game"); // the game page's "score a hand" link
   if (wanted && openGames.some((g) => g.id === wanted)) await chooseFromGame(wanted);
   showAdaptPanel();
-  try { const a = await get("/api/adapt"); if (a.status !== "idle") { $("#adapt-section").hidden = false; showAdapt(a); } }
-  catch (e) { /* adaptation status is optional information */ }
+  try {
+    const a = await get("/api/adapt");
+    if (a.status !== "idle") { $("#adapt-section").hidden = false; showAdapt(a); }
+    if (a.calibration) showKept(); // asked only where one is kept: no 404 on every load
+  } catch (e) { /* adaptation status is optional information */ }
 }
 
 window.addEventListener("langchange", () => {
