@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 # the page tests' skip marks and their fixtures: the in-thread server and the chromium
-from tests.test_e2e_pages import browser, fake_server, pytestmark  # noqa: F401
+from tests.test_e2e_pages import SHOTS, browser, fake_server, pytestmark  # noqa: F401
 
 SCORE_15 = """async () => {
   const { post } = await import("/static/js/api.js");
@@ -44,5 +44,9 @@ def test_the_bad_game_link_follows_the_pages_language(fake_server, browser):
     page = ctx.new_page()
     page.goto(fake_server + "/")  # the page sets the lang cookie (zh by default)
     r = page.goto(fake_server + "/games/0123456789ab")
-    assert r.status == 404 and page.inner_text("body").strip() == "找不到牌局 0123456789ab"
+    assert r.status == 404 and page.inner_text("#error-message").strip() == "找不到牌局 0123456789ab"
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "error-bad-game-link.png"))
+    page.click("text=牌局紀錄 >> nth=-1")  # the way back the page offers
+    assert page.url.endswith("/games")
     ctx.close()

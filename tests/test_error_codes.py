@@ -181,12 +181,24 @@ def test_security_refusals_are_coded(client):
     assert r.status_code == 403 and r.get_json()["code"] == "csrf_header"
 
 
+def error_message(r) -> str:
+    """The message of an error page (error.html): the text of its #error-message."""
+    m = re.search(r'<p class="status" id="error-message"[^>]*>(.*?)</p>', r.get_data(as_text=True), re.S)
+    return m.group(1) if m else ""
+
+
 def test_the_no_game_page_is_worded_in_the_chosen_language(client):
     r = client.get("/games/zzz", headers=EN)
-    assert r.status_code == 404 and r.get_data(as_text=True) == "no game zzz"
+    assert r.status_code == 404 and error_message(r) == "no game zzz"
     client.set_cookie("lang", "zh")
     r = client.get("/games/0123456789ab", headers=EN)
-    assert r.status_code == 404 and r.get_data(as_text=True) == "找不到牌局 0123456789ab"
+    assert r.status_code == 404 and error_message(r) == "找不到牌局 0123456789ab"
+    # a page like the others, with a way back: never a dead end
+    assert r.mimetype == "text/html" and 'href="/games"' in r.get_data(as_text=True)
+    r = client.get("/games/%3Cscript%3Ealert(1)%3C%2Fscript%3E")
+    assert "<script>alert" not in r.get_data(as_text=True)  # the id is escaped in the page
+    r = client.get("/no/such/page")
+    assert r.status_code == 404 and error_message(r) == "找不到這個頁面或資料"  # any page error looks the same
     r = client.get("/api/games/zzz", headers=ZH)
     assert r.get_json() == {"error": "找不到牌局 zzz", "code": "no_game", "params": {"id": "zzz"}}
 

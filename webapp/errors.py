@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import re
 
-from flask import Flask, current_app, jsonify, request
+from flask import Flask, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
 from engine.errors import HandError, clean_params, cut
@@ -75,14 +75,31 @@ def localize_reason(result: dict) -> dict:
     return result
 
 
+# a page's error links back to the list it came from (the key words the link in the page's language)
+BACK_LINKS = (("/games/", "/games", "nav_games"),)
+
+
 def error_response(status: int, message: str, code: str = "bad_request", params: dict | None = None):
     params = params or {}
     text = render(code, params, request_lang(), message)
-    if not _wants_json():  # a page's error: plain text, never a traceback
-        return text, status, {"Content-Type": "text/plain; charset=utf-8"}
+    if not _wants_json():  # a page's error: the pages' header and a way back, never a traceback
+        return _error_page(text, status)
     response = jsonify({"error": text, "code": code, "params": params})
     response.status_code = status
     return response
+
+
+def _error_page(text: str, status: int):
+    """The error as a page like the others (its header, a link back); plain text where the
+    templates are not installed or the page itself fails (an error while showing an error)."""
+    back = next(((href, key) for prefix, href, key in BACK_LINKS if request.path.startswith(prefix)), (None, None))
+    try:
+        page = render_template("error.html", message=text, back=back[0], back_key=back[1],
+                               pin_required=bool(current_app.config.get("TABLE_PIN")))
+    except Exception:  # noqa: BLE001 - whatever broke, the player still reads the message
+        log.exception("cannot render the error page")
+        return text, status, {"Content-Type": "text/plain; charset=utf-8"}
+    return page, status, {"Content-Type": "text/html; charset=utf-8"}
 
 
 def _form_field_too_large() -> bool:

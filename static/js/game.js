@@ -193,7 +193,7 @@ function startEdit(h) {
   $("#add-hand").disabled = false;
   $("#cancel-edit").hidden = false;
   syncForm();
-  $("#hand-form").scrollIntoView({ behavior: "smooth", block: "start" });
+  $("#hand-form").closest("section").scrollIntoView({ behavior: "smooth", block: "start" }); // its heading too
 }
 
 function stopEdit() {

@@ -261,6 +261,7 @@ export default {
   tai_whole_number: "台 must be a whole number, 0 or more",
   streak_whole_number: "The dealer streak must be a whole number, 0 or more",
   stake_number: "Base and per 台 must be numbers, 0 or more",
+  error_page_title: "This page cannot be shown",
   winner_not_discarder: "The discarder cannot be the winner",
   game_not_found: "Game not found",
 

@@ -263,6 +263,7 @@ export default {
   tai_whole_number: "台數要填 0 或以上的整數",
   streak_whole_number: "連莊要填 0 或以上的整數",
   stake_number: "底和每台要填 0 或以上的數字",
+  error_page_title: "這一頁打不開",
   winner_not_discarder: "放槍的人不能是胡牌者",
   game_not_found: "找不到這個牌局",
 
