@@ -144,6 +144,8 @@ def test_stale_version_is_409(client):
 @pytest.mark.parametrize("body, message", [
     ({"players": ["A", "B", "C"]}, "four names"),
     ({"players": ["A", "B", "C", " "]}, "needs a name"),
+    ({"players": ["Ann", "Bo", "ann", "Cy"]}, "both called ann"),  # one name at a table, whatever its case
+    ({"players": ["Ann", "Bo", "ＡＮＮ", "Cy"]}, "both called ＡＮＮ"),  # or its width
     ({"players": list("ABCD"), "rules": "mars"}, "unknown rule table"),
     ({"players": list("ABCD"), "rules": "/etc/passwd"}, "unknown rule table"),
     ({"players": list("ABCD"), "base": -1}, "base"),
@@ -153,6 +155,14 @@ def test_stale_version_is_409(client):
 def test_bad_games_are_400(client, body, message):
     r = client.post("/api/games", json=body, headers=FETCH)
     assert r.status_code == 400 and message in r.get_json()["error"]
+    assert client.get("/api/games").get_json() == []  # nothing recorded
+
+
+def test_names_told_apart_by_case_are_one_name():
+    import doctest
+
+    import webapp.games
+    assert doctest.testmod(webapp.games).failed == 0
 
 
 @pytest.mark.parametrize("hand, message", [

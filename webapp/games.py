@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import unicodedata
 from decimal import Decimal
 from numbers import Real
 
@@ -72,6 +73,22 @@ def rule_table(rules) -> RuleTable:
     return load_table(rules)
 
 
+def same_names(players: list[str]) -> str | None:
+    """A name two players share, told apart by neither case nor full-width letters ("Ann", "ann",
+    "ＡＮＮ" are one name at a table); None when all four differ.
+
+    >>> same_names(["Ann", "Bo", "ann", "Cy"]), same_names(["阿明", "阿華", "阿強", "阿珍"])
+    ('ann', None)
+    """
+    seen = set()
+    for p in players:
+        key = unicodedata.normalize("NFKC", p).casefold()
+        if key in seen:
+            return p
+        seen.add(key)
+    return None
+
+
 def parse_setup(data: dict, cents: bool = True) -> dict:
     """Checked game settings: players, rules, base, per_tai, first_dealer. cents=False takes an
     export's finer stakes, recorded before amounts were held to hundredths (settled as before)."""
@@ -83,6 +100,11 @@ def parse_setup(data: dict, cents: bool = True) -> dict:
         raise HandError("every player needs a name", code="player_name_empty")
     if any(len(p) > MAX_NAME for p in players):
         raise HandError(f"player names are at most {MAX_NAME} characters", code="player_name_long", max=MAX_NAME)
+    if cents:  # a new game; an export recorded before this check imports as it was
+        same = same_names(players)
+        if same:
+            raise HandError(f"two players are both called {same}: give each a name of their own",
+                            code="player_names_same", name=same)
     rules = data.get("rules", "tw-standard")
     rule_table(rules)
     return {"players": players, "rules": rules,

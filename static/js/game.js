@@ -119,7 +119,7 @@ function fillPlayerSelects() {
   for (const sel of [$("#winner"), $("#discarder")]) {
     const keep = sel.value;
     clear(sel).append(...game.players.map((p, i) => el("option", { value: String(i),
-      text: winds[i] ? `${p}（${windName(winds[i])}）` : p })));
+      text: winds[i] ? t("player_with_wind", { name: p, wind: windName(winds[i]) }) : p })));
     if (keep) sel.value = keep;
   }
   if ($("#winner").value === $("#discarder").value) $("#discarder").value = String((Number($("#winner").value) + 1) % 4);

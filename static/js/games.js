@@ -41,7 +41,11 @@ for (const input of nameInputs) input.addEventListener("input", fillDealer);
 $("#new-game").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const players = names();
-  if (new Set(players).size !== 4) { say($("#new-status"), t("names_needed"), "error"); return; }
+  // one name at a table whatever its case or width ("Ann", "ann"), as the server checks it
+  if (new Set(players.map((p) => p.normalize("NFKC").toLowerCase())).size !== 4) {
+    say($("#new-status"), t("names_needed"), "error");
+    return;
+  }
   let stakes;
   try {
     stakes = { base: typedNumber($("#base"), t("stake_number"), false),

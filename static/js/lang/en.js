@@ -106,8 +106,8 @@ export default {
   result_win: "Win! {tai} tai",
   result_no_win: "Not a win",
   result_hand_tai: "Hand {hand} tai + dealer/streak {dealer} tai",
-  th_entry: "Entry",
-  th_entry_en: "English",
+  th_entry: "Chinese",
+  th_entry_en: "Entry",
   th_tai: "Tai",
   dealer_only: "dealer only",
   total: "Total",
@@ -262,6 +262,7 @@ export default {
   streak_whole_number: "The dealer streak must be a whole number, 0 or more",
   stake_number: "Base and per 台 must be numbers, 0 or more",
   error_page_title: "This page cannot be shown",
+  player_with_wind: "{name} ({wind})",
   winner_not_discarder: "The discarder cannot be the winner",
   game_not_found: "Game not found",
 

@@ -264,6 +264,7 @@ export default {
   streak_whole_number: "連莊要填 0 或以上的整數",
   stake_number: "底和每台要填 0 或以上的數字",
   error_page_title: "這一頁打不開",
+  player_with_wind: "{name}（{wind}）",
   winner_not_discarder: "放槍的人不能是胡牌者",
   game_not_found: "找不到這個牌局",
 
