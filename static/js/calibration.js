@@ -68,10 +68,11 @@ async function send(file) {
 
 /** The photo kept from before (a reload, another day): its check again, to adapt from it once more. */
 export async function showKept() {
-  let res;
-  try { res = await get("/api/calibration"); } catch (e) { return; } // none kept: nothing to show
-  await renderCheck(res);
-  say($("#calibration-status"), t("calibration_kept", { n: res.tiles.length }), "ok");
+  try {
+    const res = await get("/api/calibration");
+    await renderCheck(res);
+    say($("#calibration-status"), t("calibration_kept", { n: res.tiles.length }), "ok");
+  } catch (e) { /* none to show (lost since, or its photo unreadable): the card works as new */ }
 }
 
 /** While a run goes, the photo it learns cannot be replaced nor a second run started. */

@@ -366,8 +366,8 @@ function showAdapt(res) {
   const secs = Math.max(0, Math.floor(res.elapsed_s || 0));
   const elapsed = status === "running" && res.elapsed_s !== undefined
     ? t("adapt_elapsed", { m: Math.floor(secs / 60), s: secs % 60 }) : "";
-  const killed = status === "failed" && res.killed ? t("adapt_killed_sep") + t("adapt_killed") : "";
-  const summary = res.summary ? t("adapt_killed_sep") + res.summary : ""; // what an ended run installed
+  const killed = status === "failed" && res.killed ? t("status_sep") + t("adapt_killed") : "";
+  const summary = res.summary ? t("status_sep") + res.summary : ""; // what an ended run installed
   say($("#adapt-status"), t(`adapt_status_${status}`) + elapsed + killed + summary, status === "failed" ? "error" : "info");
   if (status === "running") delete $("#adapt-log-box").dataset.shown; // a new run's failure opens its log
   adaptRunning = status === "running";

@@ -126,7 +126,7 @@ export default {
   drop_not_photo: "That is not a photo; drop a JPEG, PNG, WebP or HEIC photo",
   sheet_crop: "this tile in the photo",
   adapt_killed: "the run was stopped from outside the app (a shutdown or memory running out); press again to retry",
-  adapt_killed_sep: ": ",
+  status_sep: ": ",
   examples_list: "Photos with saved corrections",
   example_tiles: { one: "{n} tile", other: "{n} tiles" },
   example_remove: "Remove",

@@ -126,7 +126,7 @@ export default {
   drop_not_photo: "拖進來的不是照片；請拖一張 JPEG、PNG、WebP 或 HEIC 照片",
   sheet_crop: "照片裡的這張牌",
   adapt_killed: "程序從程式外被中止了（關機或記憶體不足），可以再按一次",
-  adapt_killed_sep: "：",
+  status_sep: "：",
   examples_list: "存過更正的照片",
   example_tiles: "{n} 張牌",
   example_remove: "刪除",
