@@ -206,10 +206,11 @@ class Hand:
             raise HandError(f"unknown key {key!r}; known: {', '.join(sorted(known))}", code="unknown_key",
                             key=key, known=", ".join(sorted(known)))
         if "concealed" not in d:
-            raise HandError("'concealed' is missing: the tiles in hand before the winning tile", code="concealed_missing")
+            raise HandError("enter the tiles in hand before the winning tile (concealed is missing)", code="concealed_missing")
         concealed = tuple(parse_tiles(d["concealed"]))
         if any(is_flower(t) for t in concealed):
-            raise HandError("flowers go in 'flowers', not in 'concealed'", code="flower_in_concealed")
+            raise HandError("flowers go among the flowers, not among the tiles in hand ('flowers', not 'concealed')",
+                            code="flower_in_concealed")
         melds_in = d.get("melds", [])
         if not isinstance(melds_in, list):
             raise HandError("'melds' must be a list of {type, tiles}", code="melds_not_list")
@@ -218,7 +219,7 @@ class Hand:
         winning = d.get("winning_tile")
         winning = parse_tile(winning) if winning not in (None, "") else None
         if need_winning_tile and winning is None:
-            raise HandError("'winning_tile' is missing", code="winning_tile_missing")
+            raise HandError("choose the winning tile (winning_tile is missing)", code="winning_tile_missing")
         seat = parse_wind(d.get("seat_wind", "E"), "seat_wind")
         round_wind = parse_wind(d.get("round_wind", "E"), "round_wind")
         dealer_in = d.get("dealer", None)

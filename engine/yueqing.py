@@ -222,7 +222,7 @@ def _check_hand(hand: Hand, table) -> tuple[int, int]:
                             code="yueqing_flower", flower=tile_name(flower), flower_zh=zh_name(flower),
                             tile=tile_name(f), tile_zh=zh_name(f))
     if hand.winning_tile is None:
-        raise HandError("'winning_tile' is missing", code="winning_tile_missing")
+        raise HandError("choose the winning tile (winning_tile is missing)", code="winning_tile_missing")
     if is_flower(hand.winning_tile):
         raise HandError(f"{tile_name(hand.winning_tile)} is a flower; 乐清 plays without flower tiles",
                         code="yueqing_flower_win", tile=tile_name(hand.winning_tile), tile_zh=zh_name(hand.winning_tile))

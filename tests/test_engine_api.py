@@ -46,7 +46,7 @@ def test_bad_tile_strings(text):
     ({"streak": -1}, "streak"),
     ({"flowers": "1m"}, "not a flower"),
     ({"flowers": "1f1f"}, "copies of 1f"),
-    ({"concealed": "123m456m789m123p45p7s1f"}, "flowers go in"),
+    ({"concealed": "123m456m789m123p45p7s1f"}, "flowers go among the flowers"),
     ({"stakes": {"base": -5}}, "stakes.base"),
     ({"unknown": 1}, "unknown key"),
 ])
