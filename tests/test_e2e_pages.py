@@ -70,8 +70,9 @@ def calibration_grid() -> list[list[float]]:
     return [[20 + 95 * (i % 7), 20 + 125 * (i // 7), 90 + 95 * (i % 7), 115 + 125 * (i // 7)] for i in range(42)]
 
 
-def calibration_photo(path: Path) -> Path:
-    """The app's own tile pictures laid out in the calibration order on felt, as a player would."""
+def calibration_photo(path: Path, covered: tuple = ()) -> Path:
+    """The app's own tile pictures laid out in the calibration order on felt, as a player would;
+    the places in `covered` under a plain card."""
     import cv2
     import numpy as np
     order = [*(f"{n}{s}" for s in "mps" for n in range(1, 10)), *"ESWNCFP", *(f"{n}f" for n in range(1, 9))]
@@ -79,6 +80,9 @@ def calibration_photo(path: Path) -> Path:
     for tile, (x1, y1, x2, y2) in zip(order, calibration_grid()):
         face = cv2.imread(str(ROOT / "static" / "tiles" / f"{tile}.png"), cv2.IMREAD_COLOR)
         photo[y1:y2, x1:x2] = cv2.resize(face, (x2 - x1, y2 - y1))
+    for i in covered:
+        x1, y1, x2, y2 = calibration_grid()[i]
+        photo[y1 + 3:y2 - 3, x1 + 3:x2 - 3] = (225, 235, 240)
     cv2.imwrite(str(path), photo)
     return path
 
@@ -1240,9 +1244,17 @@ def test_a_calibration_photo_is_checked_tile_by_tile_then_adapted_from(tmp_path,
             page.set_input_files("#calibration-input", str(PHOTOS[0]))  # the photo hand: 17 tiles
             expect(page.locator("#calibration-status")).to_contain_text("照片裡找到 17 張牌，校正照片要 42 種牌各一張")
             expect(page.locator("#calibration-check")).to_be_hidden()
+            # a tile covered over still counts among the 42: its crop is framed and the line says so
+            page.set_input_files("#calibration-input", str(calibration_photo(tmp_path / "covered.jpg", covered=(4,))))
+            expect(page.locator("#calibration-status")).to_contain_text("其中 1 張看起來是空白的")
+            expect(page.locator("#calibration-tiles li.blank")).to_have_count(1)
+            expect(page.locator("#calibration-tiles li").nth(4)).to_have_class("blank")
+            page.locator("#calibration-tiles li.blank").scroll_into_view_if_needed()
+            snap(page, f"score-calibration-blank-{size}")
             page.set_input_files("#calibration-input", str(calibration_photo(tmp_path / "laid-out.jpg")))
             tiles = page.locator("#calibration-tiles li")
             expect(tiles).to_have_count(42)
+            expect(page.locator("#calibration-tiles li.blank")).to_have_count(0)
             expect(page.locator("#calibration-status")).to_have_text("找到 42 張牌：請確認每一張都和下面的牌對得上")
             assert tiles.first.get_attribute("data-tile") == "1m" and tiles.last.get_attribute("data-tile") == "8f"
             expect(tiles.nth(27).locator(".name")).to_have_text("東")

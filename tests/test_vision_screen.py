@@ -479,3 +479,20 @@ def test_a_tables_parts_beside_a_calibration_layout_are_left_out():
     reading = calibration_reading(calibration_boxes(image, rec))
     assert [r["tile"] for r in reading][::9] == ["1m", "1p", "1s", "E", "3f"] and reading[-1]["tile"] == "8f"
     assert max(r["box"][3] for r in reading) < 0.8 * image.shape[0]  # the parts lie below the layout
+
+
+def test_a_covered_calibration_tile_looks_blank():
+    """A tile covered over still counts among the 42: the check marks it for the player to look at."""
+    import cv2
+
+    from vision.calibration import calibration_boxes, calibration_reading, looks_blank
+    from vision.model import Recognizer
+
+    image = cv2.imread(str(ROOT / "tests" / "fixtures" / "vision-calibration-strays" / "calibration.jpg"))
+    reading = calibration_reading(calibration_boxes(image, Recognizer(MODELS)))
+    assert not any(looks_blank(image, reading))  # every face of the layout shows its drawing (白板 is exempt)
+    covered = image.copy()
+    for i in (4, 20, 30):  # 5萬, 3條, 北 covered with a card of the tile's own colour
+        x1, y1, x2, y2 = (int(v) for v in reading[i]["box"])
+        covered[y1 + 4:y2 - 4, x1 + 4:x2 - 4] = np.median(image[y1:y2, x1:x2].reshape(-1, 3), 0)
+    assert [i for i, b in enumerate(looks_blank(covered, reading)) if b] == [4, 20, 30]

@@ -68,10 +68,11 @@ class RecognizerSource:
             _trim()
 
     def calibrate(self, data: bytes, kept: bool = False) -> tuple[bytes, list[dict]]:
-        """(the JPEG to keep, its 42 tiles in reading order as {tile, box}) of a calibration photo;
-        400 `calibration_count` when it does not show 42 tiles (vision/calibration.py). `kept`:
-        `data` is a kept calibration JPEG, read as it is."""
-        from vision.calibration import CalibrationError, calibration_boxes, calibration_reading
+        """(the JPEG to keep, its 42 tiles in reading order as {tile, box}, with "blank": true on a
+        tile whose face shows next to nothing) of a calibration photo; 400 `calibration_count` when
+        it does not show 42 tiles (vision/calibration.py). `kept`: `data` is a kept calibration
+        JPEG, read as it is."""
+        from vision.calibration import CalibrationError, calibration_boxes, calibration_reading, looks_blank
 
         from .calibration import as_stored
         from .imaging import load
@@ -80,9 +81,11 @@ class RecognizerSource:
             with self.slots:
                 stored, image = (data, load(data)) if kept else as_stored(load(data))
                 try:
-                    return stored, calibration_reading(calibration_boxes(image, recognizer))
+                    reading = calibration_reading(calibration_boxes(image, recognizer))
                 except CalibrationError as exc:
                     raise ApiError(400, str(exc), code=exc.code, **exc.params) from None
+                # a tile with next to nothing on its face is shown to the player to look at
+                return stored, [{**r, "blank": True} if blank else r for r, blank in zip(reading, looks_blank(image, reading))]
         finally:
             _trim()
 

@@ -39,14 +39,21 @@ async function renderCheck(res) {
   image.src = `${res.photo_url}?${Date.now()}`; // a new photo under the same address
   await image.decode();
   const list = clear($("#calibration-tiles"));
-  for (const [i, { tile, box }] of res.tiles.entries()) {
+  for (const { tile, box, blank } of res.tiles) {
     const [x1, y1, x2, y2] = box;
     const w = Math.max(1, x2 - x1), h = Math.max(1, y2 - y1);
     const canvas = el("canvas", { width: Math.round((CROP_H * w) / h), height: CROP_H, "aria-hidden": "true" });
     canvas.getContext("2d").drawImage(image, x1, y1, w, h, 0, 0, canvas.width, canvas.height);
-    list.append(el("li", { dataset: { tile } }, canvas, ...learntAs(tile)));
+    // a face with next to nothing on it (covered, face down, a gap): marked for the player to look at
+    list.append(el("li", { dataset: { tile }, class: blank ? "blank" : null }, canvas, ...learntAs(tile)));
   }
   $("#calibration-check").hidden = false;
+}
+
+/** The check's line: how many tiles were found, and how many of them look blank. */
+function checkLine(key, res) {
+  const blank = res.tiles.filter((x) => x.blank).length;
+  return t(key, { n: res.tiles.length }) + (blank ? t("status_sep") + t("calibration_blank", { n: blank }) : "");
 }
 
 async function send(file) {
@@ -58,7 +65,7 @@ async function send(file) {
   try {
     const res = await api("POST", "/api/calibration", form);
     await renderCheck(res);
-    say(status, t("calibration_found", { n: res.tiles.length }), "ok");
+    say(status, checkLine("calibration_found", res), res.tiles.some((x) => x.blank) ? "error" : "ok");
   } catch (e) {
     // refused while a run learns the photo shown: that photo and its check stay
     if (e.status !== 409) $("#calibration-check").hidden = true;
@@ -71,7 +78,7 @@ export async function showKept() {
   try {
     const res = await get("/api/calibration");
     await renderCheck(res);
-    say($("#calibration-status"), t("calibration_kept", { n: res.tiles.length }), "ok");
+    say($("#calibration-status"), checkLine("calibration_kept", res), "ok");
   } catch (e) { /* none to show (lost since, or its photo unreadable): the card works as new */ }
 }
 

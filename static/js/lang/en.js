@@ -164,6 +164,7 @@ export default {
   calibration_season: "Season {n}",
   calibration_flower: "Flower {n}",
   calibration_kept: "The calibration photo sent before ({n} tiles): you can adapt from it again",
+  calibration_blank: { one: "1 of them looks blank (covered, face down or no tile), framed in red: please look", other: "{n} of them look blank (covered, face down or no tile), framed in red: please look" },
   calibration_adapt: "Adapt the model to this photo",
   adapt_status_stopped: "Adaptation stopped",
   adapt_steps: "Steps of the adaptation",

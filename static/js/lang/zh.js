@@ -163,6 +163,7 @@ export default {
   calibration_season: "季節牌 {n}",
   calibration_flower: "花牌 {n}",
   calibration_kept: "上次上傳的校正照片（{n} 張牌）：可以再用它調整一次",
+  calibration_blank: "其中 {n} 張看起來是空白的（被蓋住、背面朝上或不是牌），已用紅框標出；請檢查",
   calibration_adapt: "用這張照片調整模型",
   adapt_status_stopped: "已停止調整",
   adapt_steps: "調整的步驟",
