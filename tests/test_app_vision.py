@@ -209,6 +209,7 @@ def test_adapt_runs_one_job_in_the_background(tmp_path, fake):
     assert c.post("/api/adapt", headers=FETCH).status_code == 409
     c.application.extensions["mahjong"].adapt.wait(20)
     assert c.get("/api/adapt").get_json()["status"] == "done"
+    assert c.get("/api/adapt").get_json()["summary"].startswith("no model was replaced: the adapted ones")
     assert "elapsed_s" not in c.get("/api/adapt").get_json()
     assert "killed" not in c.get("/api/adapt").get_json()  # it ended by itself
     assert c.get("/api/adapt").get_json()["log_tail"] == "adapting []\n"
@@ -490,7 +491,7 @@ def test_the_player_can_stop_a_running_adapt(tmp_path, fake):
     answer = c.delete("/api/adapt", headers=FETCH).get_json()
     assert time.monotonic() - started < 20  # stopped, not waited out
     assert answer["status"] == "stopped" and "killed" not in answer  # the player's stop is no failure
-    assert answer["summary"] == "no model was replaced: the adapted ones read your photos no better, or there was nothing to tune"
+    assert answer["summary"] == "no model had been replaced yet; the ones you had are in use"  # stopped: no reason guessed
     assert c.post("/api/adapt", headers=FETCH).status_code == 202  # and it can start again
     assert c.get("/api/adapt").get_json()["status"] == "running"
     c.delete("/api/adapt", headers=FETCH)

@@ -1198,8 +1198,7 @@ def test_a_running_adapt_shows_its_time_and_can_be_stopped(tmp_path, new_page):
         snap(page, "score-adapt-running-phone-en")
         stop.click()
         expect(page.locator("#adapt-status")).to_have_text(
-            "Adaptation stopped: no model was replaced: the adapted ones read your photos no better, or there was "
-            "nothing to tune")
+            "Adaptation stopped: no model had been replaced yet; the ones you had are in use")
         expect(stop).to_be_hidden()
         expect(page.locator("#adapt-button")).to_be_enabled()
         expect(page.locator("#examples-list button")).to_be_enabled()
@@ -1286,8 +1285,7 @@ def test_a_calibration_photo_is_checked_tile_by_tile_then_adapted_from(tmp_path,
                 expect(page.locator("#calibration-tiles li").nth(40).locator(".name")).to_have_text("Flower 3")
                 page.click("#adapt-stop")
                 expect(page.locator("#adapt-status")).to_have_text(
-                    "Adaptation stopped: no model was replaced: the adapted ones read your photos no better, or there "
-                    "was nothing to tune")
+                    "Adaptation stopped: no model had been replaced yet; the ones you had are in use")
                 expect(page.locator("#calibration-adapt")).to_be_enabled()
                 expect(page.locator("#adapt-button")).to_be_disabled()  # still no corrected photo
             assert not page.js_errors

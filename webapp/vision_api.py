@@ -125,18 +125,20 @@ def _adapt_status() -> dict:
     lang, status, raw = request_lang(), job.status(), job.steps()
     steps = [{**step, "text": render(step["code"], step["params"], lang)} for step in raw]
     return {"status": status, "source": job.source, "calibration": has_calibration(services().data_dir), "steps": steps,
-            **({"summary": _summary(raw, lang)} if status in ("done", "stopped", "failed") else {}),
+            **({"summary": _summary(raw, lang, status)} if status in ("done", "stopped", "failed") else {}),
             "log_tail": job.log_tail(), "training_missing": missing,
             "install_command": INSTALL_COMMAND if missing else None,
             **({"elapsed_s": round(elapsed, 1)} if elapsed is not None else {}),
             **({"killed": True} if job.killed() else {})}
 
 
-def _summary(steps: list[dict], lang: str) -> str:
-    """What an ended run changed, in a line: the models it installed (the others are as they were)."""
+def _summary(steps: list[dict], lang: str, status: str) -> str:
+    """What an ended run changed, in a line: the models it installed (the others are as they were).
+    A run that finished and replaced none says why it may not have; a stopped or failed one only
+    that none had been replaced yet."""
     installed = [render(m["code"], {}, lang) for m in installed_models(steps)]
     if not installed:
-        return render("adapt_summary_none", {}, lang)
+        return render("adapt_summary_none" if status == "done" else "adapt_summary_none_yet", {}, lang)
     return render("adapt_summary_installed", {"n": len(installed),
                                               "models": render("list_separator", {}, lang).join(installed)}, lang)
 
