@@ -76,11 +76,11 @@ SOURCES = ("folder", "calibration")  # what a run adapts from: the corrected pho
 
 
 class AdaptJob:
-    def __init__(self, log_path: Path, command: list[str], missing=missing_training_packages,
-                 calibration: list[str] | None = None):
+    def __init__(self, log_path: Path, command: list[str], *, calibration: list[str],
+                 missing=missing_training_packages):
         self.log_path = Path(log_path)
         self.steps_path = self.log_path.with_name("adapt-steps.jsonl")
-        self.commands = {"folder": command, "calibration": calibration or command}
+        self.commands = {"folder": command, "calibration": calibration}
         self.source: str | None = None  # what the last run adapted from (SOURCES)
         self.missing = missing  # () -> names of the training packages not installed
         self._lock = threading.Lock()

@@ -16,14 +16,20 @@ READING = Path("calibration") / "reading.json"  # its 42 tiles, with the photo's
 QUALITY = 95  # adapt learns the set's look from this photo: little JPEG loss
 
 
-def as_stored(image) -> tuple[bytes, object]:
-    """The JPEG bytes kept and the image they decode to: the tiles are found on the decoded JPEG,
-    the pixels adapt will read, so its boxes are the ones the player checked."""
+def adapt_pixels(data: bytes):
+    """A kept calibration JPEG decoded as `vision adapt --calibration` reads it (OpenCV's
+    imread, not the PIL decoder uploads go through): the pixels its tiles are found on."""
     import cv2
     import numpy as np
 
+    return cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+
+
+def as_stored(image) -> tuple[bytes, object]:
+    """The JPEG bytes kept and the image they decode to: the tiles are found on the decoded JPEG,
+    the pixels adapt will read, so its boxes are the ones the player checked."""
     data = jpeg_bytes(image, QUALITY)
-    return data, cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    return data, adapt_pixels(data)
 
 
 def save_calibration(data_dir: Path, data: bytes, tiles: list[dict]) -> None:

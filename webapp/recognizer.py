@@ -74,12 +74,12 @@ class RecognizerSource:
         JPEG, read as it is."""
         from vision.calibration import CalibrationError, calibration_boxes, calibration_reading, looks_blank
 
-        from .calibration import as_stored
+        from .calibration import adapt_pixels, as_stored
         from .imaging import load
         recognizer = self.get()
         try:
             with self.slots:
-                stored, image = (data, load(data)) if kept else as_stored(load(data))
+                stored, image = (data, adapt_pixels(data)) if kept else as_stored(load(data))
                 try:
                     reading = calibration_reading(calibration_boxes(image, recognizer))
                 except CalibrationError as exc:

@@ -119,12 +119,13 @@ def remove_example(pid):
 
 
 def _adapt_status() -> dict:
-    job = services().adapt
+    svc = services()
+    job = svc.adapt
     missing = job.missing()
     elapsed = job.elapsed()
     lang, status, raw = request_lang(), job.status(), job.steps()
     steps = [{**step, "text": render(step["code"], step["params"], lang)} for step in raw]
-    return {"status": status, "source": job.source, "calibration": has_calibration(services().data_dir), "steps": steps,
+    return {"status": status, "source": job.source, "calibration": has_calibration(svc.data_dir), "steps": steps,
             **({"summary": _summary(raw, lang, status)} if status in ("done", "stopped", "failed") else {}),
             "log_tail": job.log_tail(), "training_missing": missing,
             "install_command": INSTALL_COMMAND if missing else None,

@@ -328,8 +328,13 @@ async function showAdaptPanel(count) {
   renderExamples(saved);
   section.hidden = false; // the calibration photo needs no corrected photo
   exampleCount = count || 0;
-  say($("#examples-count"), t("examples_count", { n: count || 0 }), "ok"); // with 0, why its button is off
-  $("#adapt-button").disabled = !count || adaptRunning;
+  say($("#examples-count"), t("examples_count", { n: exampleCount }), "ok"); // with 0, why its button is off
+  syncAdaptButton();
+}
+
+/** Adapting from corrected photos needs one saved, and no run going. */
+function syncAdaptButton() {
+  $("#adapt-button").disabled = adaptRunning || !exampleCount;
 }
 
 /** The saved corrected photos, each with a button to forget it: a correction saved wrong would
@@ -371,7 +376,7 @@ function showAdapt(res) {
   say($("#adapt-status"), t(`adapt_status_${status}`) + elapsed + killed + summary, status === "failed" ? "error" : "info");
   if (status === "running") delete $("#adapt-log-box").dataset.shown; // a new run's failure opens its log
   adaptRunning = status === "running";
-  $("#adapt-button").disabled = adaptRunning || !exampleCount;
+  syncAdaptButton();
   $("#adapt-stop").hidden = !adaptRunning;
   calibrationRunning(adaptRunning);
   for (const b of document.querySelectorAll("#examples-list button")) b.disabled = adaptRunning; // it reads them
