@@ -36,7 +36,7 @@ def test_plain_row_is_all_concealed():
         "concealed": HAND16.split(), "concealed_indices": list(range(16)),
         "melds": [], "flowers": [], "flower_indices": [],
         "winning_tile": None, "winning_index": None,
-        "unplaced": [], "flagged": [], "flag_reasons": {}, "rows": [[list(range(16))]],
+        "unplaced": [], "flagged": [], "flag_reasons": {}, "doubted": [], "rows": [[list(range(16))]],
     }
 
 

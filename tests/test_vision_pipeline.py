@@ -156,10 +156,11 @@ def test_draw_asks_about_the_tiles_read_in_doubt_as_the_page_does():
               {"tile": "5p", "box": [60, 200, 100, 256], "confidence": 0.2, "rotation": "upright"}]  # and read unsure
     layout = build_layout(tiles)
     assert layout["flag_reasons"] == {"7": ["unplaced"], "8": ["low_confidence", "unplaced"]}
+    assert layout["doubted"] == [8]  # the page's editor marks what the server names
     flag = np.array(FLAGGED, np.uint8)
     def flagged_at(img, x, y):  # the box's left edge, in the flag colour
         return bool((img[y, x - 1:x + 2] == flag).all(-1).any())
     drawn = draw_tiles(image, tiles, layout)
     assert not flagged_at(drawn, 10, 240) and flagged_at(drawn, 60, 240)
-    old = draw_tiles(image, tiles, {k: v for k, v in layout.items() if k != "flag_reasons"})
+    old = draw_tiles(image, tiles, {k: v for k, v in layout.items() if k not in ("flag_reasons", "doubted")})
     assert flagged_at(old, 10, 240) and flagged_at(old, 60, 240)

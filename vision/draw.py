@@ -4,6 +4,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .layout import doubted
+
 # BGR colours by the tile's role in the layout
 COLOURS = {"concealed": (60, 180, 60), "meld": (220, 120, 20), "winning": (40, 40, 230),
            "flower": (200, 60, 200), "unplaced": (0, 200, 255)}
@@ -98,15 +100,12 @@ def _leader(out, box, rect, colour, thick) -> None:
 def draw_tiles(image: np.ndarray, tiles: list[dict], layout: dict) -> np.ndarray:
     """A copy of the BGR image with each tile boxed and labelled (cv2 text is ASCII: engine notation).
 
-    Tiles read in doubt get a thicker box and a '?' after the label: flagged for a reason other than
-    lying in no group (layout's flag_reasons; without them, every flagged tile), as the page's
-    editor marks them, so the photo and the hand ask about the same tiles.
+    Tiles read in doubt (`layout.doubted`) get a thicker box and a '?' after the label, the tiles
+    the page's editor marks, so the photo and the hand ask about the same tiles.
     """
     out = image.copy()
     role = roles(layout)
-    reasons = layout.get("flag_reasons")
-    flagged = {i for i in layout["flagged"]
-               if reasons is None or any(r != "unplaced" for r in reasons.get(str(i), ["?"]))}
+    flagged = set(doubted(layout))  # a stored reading may predate layout["doubted"]
     thick = max(1, round(2 * max(out.shape[:2]) / 1000))  # box lines follow the photo's size
     font_scale, stroke = label_font(out.shape[1])
     boxes = [tuple(int(round(v)) for v in t["box"]) for t in tiles]

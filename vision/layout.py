@@ -66,13 +66,15 @@ def build_layout(tiles, *, low_confidence: float = 0.6) -> dict:
         confidence, a `suspect` reason from the recognizer, unplaced, an unreadable kong)
       flag_reasons: {index as text: [codes]} for each flagged tile, most telling first: the
         recognizer's reason (vision.screen.REASON_CODES), low_confidence, unreadable_kong, unplaced
+      doubted: the flagged indices whose reading is in doubt (`doubted`): those the photo and the
+        page's editor mark for a look
       rows: top to bottom, each a list of groups (left to right) of input indices
     All indices point into the input list.
     """
     recs = [_tile(i, t) for i, t in enumerate(tiles)]
     layout = {"concealed": [], "concealed_indices": [], "melds": [], "flowers": [],
               "flower_indices": [], "winning_tile": None, "winning_index": None,
-              "unplaced": [], "flagged": [], "flag_reasons": {}, "rows": []}
+              "unplaced": [], "flagged": [], "flag_reasons": {}, "doubted": [], "rows": []}
     if not recs:
         return layout
     geometry = _straighten(recs)
@@ -119,7 +121,25 @@ def build_layout(tiles, *, low_confidence: float = 0.6) -> dict:
         for i in indices:
             reasons.setdefault(i, []).append(code)
     layout["flag_reasons"] = {str(i): reasons[i] for i in layout["flagged"]}
+    layout["doubted"] = doubted(layout)
     return layout
+
+
+def doubted(layout: dict) -> list[int]:
+    """The flagged tiles whose reading is in doubt: flagged for a reason other than lying in no
+    group. A sure tile that only fits no group already sits apart among the unplaced ones, and
+    marking it too hid the doubtful few among a photo of loose tiles. A layout stored before
+    flag_reasons existed: every flagged tile.
+
+    >>> doubted({"flagged": [0, 2], "flag_reasons": {"0": ["unplaced"], "2": ["low_confidence", "unplaced"]}})
+    [2]
+    >>> doubted({"flagged": [1]})
+    [1]
+    """
+    reasons = layout.get("flag_reasons")
+    if reasons is None:
+        return list(layout["flagged"])
+    return [i for i in layout["flagged"] if any(r != "unplaced" for r in reasons.get(str(i), ["?"]))]
 
 
 def _tile(index: int, item) -> Tile:

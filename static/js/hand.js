@@ -49,12 +49,11 @@ export class HandEditor {
     this.undoStack = [];
     const tiles = res.tiles || [];
     const layout = res.layout || {};
-    const flagged = new Set(layout.flagged || []);
     const reasons = layout.flag_reasons || {};
-    // marked for a look: a tile whose reading is in doubt. A sure tile that only fits no group
-    // already sits among the unplaced ones; marking it too hid the doubtful few among a photo of
-    // loose tiles. (A reading stored before flag_reasons existed: every flagged tile.)
-    const doubted = (i) => (reasons[String(i)] ? reasons[String(i)].some((c) => c !== "unplaced") : flagged.has(i));
+    // marked for a look: the tiles whose reading is in doubt, as the server's layout names them
+    // (vision.layout.doubted), so the hand and the annotated photo ask about the same tiles
+    const doubtedSet = new Set(layout.doubted || layout.flagged || []);
+    const doubted = (i) => doubtedSet.has(i);
     const fromIndex = (i) => {
       const r = tiles[i] || {};
       return item(r.tile || "back", { src: i, box: r.box || null, orig: r.tile || "back", flagged: doubted(i),
