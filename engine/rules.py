@@ -136,7 +136,7 @@ def parse_table(data: dict, where: str, known_patterns: frozenset[str]) -> RuleT
                             where=where, entry=eid, pattern=pattern)
         tai = raw.get("tai")
         if isinstance(tai, bool) or not isinstance(tai, int) or not 0 <= tai <= 1000:
-            raise HandError(f"{where}: entry {eid!r} has a bad 台 value {short_repr(tai)} (a whole number 0-1000)",
+            raise HandError(f"{where}: entry {eid!r} has a bad tai value {short_repr(tai)} (a whole number 0-1000)",
                             code="rule_bad_tai", where=where, entry=eid, value=tai)
         replaces = raw.get("replaces", [])
         if not isinstance(replaces, list) or not all(isinstance(r, str) for r in replaces):

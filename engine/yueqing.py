@@ -210,29 +210,29 @@ def _check_hand(hand: Hand, table) -> tuple[int, int]:
     """Raise HandError for what 乐清 forbids; return (財神 kind, flower kind)."""
     cs = hand.context.caishen
     if cs is None:
-        raise HandError("乐清 needs the 財神: give context.caishen (the wild tile turned up from the wall)",
+        raise HandError("Yueqing (乐清) scoring needs the wild tile (財神): give context.caishen (the tile turned up from the wall)",
                         code="caishen_missing")
     if isinstance(cs, bool) or not isinstance(cs, int) or not 0 <= cs < NUM_KINDS:
-        raise HandError(f"the 財神 must be a playing tile, got {short_repr(cs)}", code="caishen_not_tile", value=cs)
+        raise HandError(f"the wild tile (財神) must be a playing tile, got {short_repr(cs)}", code="caishen_not_tile", value=cs)
     flower = flower_kind(cs)
     for f in hand.flowers:
         if f != flower:
-            raise HandError(f"乐清 has no flower tiles but {zh_name(flower)} ({tile_name(flower)}): "
+            raise HandError(f"Yueqing's only flower is {tile_name(flower)} ({zh_name(flower)}): "
                             f"{tile_name(f)} ({zh_name(f)}) cannot be laid out as a flower",
                             code="yueqing_flower", flower=tile_name(flower), flower_zh=zh_name(flower),
                             tile=tile_name(f), tile_zh=zh_name(f))
     if hand.winning_tile is None:
         raise HandError("choose the winning tile (winning_tile is missing)", code="winning_tile_missing")
     if is_flower(hand.winning_tile):
-        raise HandError(f"{tile_name(hand.winning_tile)} is a flower; 乐清 plays without flower tiles",
+        raise HandError(f"{tile_name(hand.winning_tile)} is a flower; Yueqing plays without flower tiles",
                         code="yueqing_flower_win", tile=tile_name(hand.winning_tile), tile_zh=zh_name(hand.winning_tile))
     if flower in hand.all_tiles:
-        raise HandError(f"{zh_name(flower)} ({tile_name(flower)}) is the flower in 乐清 and never plays in "
+        raise HandError(f"{tile_name(flower)} ({zh_name(flower)}) is Yueqing's flower and never plays in "
                         f"the hand: put it in 'flowers'", code="yueqing_flower_in_hand",
                         tile=tile_name(flower), tile_zh=zh_name(flower))
     hand.validate(hand_size=table.hand_size)
     if hand.dealer != 0:  # seed 004 §二: 庄家永远是"东"家 (seat winds count from the dealer)
-        raise HandError(f"乐清's dealer is always 東 (seed 004), not {WIND_NAMES[hand.dealer]}: the dealer sits 東",
+        raise HandError(f"the Yueqing dealer always sits East (seed 004); the dealer given sits {WIND_NAMES[hand.dealer]}",
                         code="yueqing_dealer_east", dealer=WIND_NAMES[hand.dealer], dealer_zh="東南西北"[hand.dealer])
     if hand.context.kong_replacement and not any(m.is_kong for m in hand.melds) and not hand.flowers:
         # seed 004: 杠杠胡 = 开杠抓进的牌成胡; with no kong (nor a flower laid out) nothing was drawn in replacement
@@ -465,7 +465,7 @@ def score_yueqing(hand: Hand, table=None) -> dict:
     win_real = hand.winning_tile if hand.winning_tile != cs else None
     summaries = _hand_summaries(tuple(counts), wilds, cs, win_real, flower)
     if not summaries:
-        extra = f", even with the {wilds} 財神 as wild tiles" if wilds else ""
+        extra = f", even with the hand's wild tiles (財神: {wilds}) standing in" if wilds else ""
         return _not_a_win(hand, f"the tiles do not form a pair and five sets{extra}",
                           code="no_win_shape_wild" if wilds else "no_win_shape", wilds=wilds)
 

@@ -95,7 +95,7 @@ def test_options_limit_ready_self_draw_only_and_dice(tmp_path):
     ('[table]\nid = "t"\n[[entry]]\nid = "x"\npattern = "nope"\nname = "a"\nname_en = "a"\ntai = 1\n'
      'description = "a"\nsource = "a"', "unknown pattern 'nope'"),
     ('[table]\nid = "t"\n[[entry]]\nid = "menqing"\nname = "a"\nname_en = "a"\ntai = -1\n'
-     'description = "a"\nsource = "a"', "bad 台 value"),
+     'description = "a"\nsource = "a"', "bad tai value"),
     ('[table]\nid = "t"\n[[entry]]\nid = "menqing"\nname = "a"\nname_en = "a"\ntai = 1\n'
      'description = "a"\nsource = "a"\nreplaces = ["zimo"]', "replaces unknown entry 'zimo'"),
     ('[table]\nid = "t"\n[[entry]]\nid = "menqing"\nname = "a"\nname_en = "a"\ntai = 1\ndescription = "a"\n'

@@ -93,7 +93,7 @@ def test_yueqing_draw_without_counting_kong_keeps_dealer_and_lao_zhuang():
 
 
 def test_yueqing_draw_must_say_whether_a_counting_kong_was_made():
-    with pytest.raises(HandError, match="needs 'counting_kong'"):
+    with pytest.raises(HandError, match="'counting_kong'"):
         run([draw()], YUEQING)
 
 

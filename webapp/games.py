@@ -142,7 +142,7 @@ def parse_hand(data: dict) -> dict:
                             seat=winner)
     tai = data.get("tai")
     if not _is_int(tai) or not 0 <= tai <= MAX_TAI:
-        raise HandError(f"tai must be a whole number 0-{MAX_TAI} (the hand's 台), got {short_repr(tai)}", code="tai_range",
+        raise HandError(f"tai must be a whole number 0-{MAX_TAI}, got {short_repr(tai)}", code="tai_range",
                         max=MAX_TAI, value=tai)
     scored = data.get("scored")
     if scored is not None:
