@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import secrets
 import sqlite3
 from datetime import datetime, timezone
@@ -37,8 +38,23 @@ def _setup(row: sqlite3.Row) -> dict:
         players = None
     if not isinstance(players, list):
         raise HandError("this game cannot be shown: its players are unreadable", code="game_unreadable")
+    for name in ("base", "per_tai"):  # a damaged stake ('abc', a blob, ±inf) broke the settling: a 500
+        if not _is_number(row[name]) or not math.isfinite(row[name]) or row[name] < 0:
+            raise HandError(f"this game cannot be shown: its {name} is unreadable", code="game_unreadable")
     return {"players": players, "rules": row["rules"], "base": row["base"],
             "per_tai": row["per_tai"], "first_dealer": row["first_dealer"]}
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _stored_text(value):
+    """A text column as an answer can carry it: a BLOB (a damaged row) is read as UTF-8 text, so
+    one such value never makes the game, or the list of games, fail to serialise."""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return value
 
 
 def _stored_scored(text: str | None) -> dict | None:
@@ -48,6 +64,9 @@ def _stored_scored(text: str | None) -> dict | None:
     if text is None:
         return None
     try:
+        text = _stored_text(text)
+        if not isinstance(text, str):
+            raise ValueError("not text")
         if len(text.encode("utf-8")) <= MAX_SCORED_BYTES:
             value = jsonsafe.loads(text, limit=MAX_SCORED_DEPTH)
             if isinstance(value, dict):
@@ -63,9 +82,9 @@ def _hand(row: sqlite3.Row) -> dict:
         raise HandError(f"a stored hand's type {short_repr(row['type'])} is neither win nor draw",
                         code="game_unreadable")
     return {"type": row["type"], "winner": row["winner"], "discarder": row["discarder"], "tai": row["tai"],
-            "counting_kong": bool(row["counting_kong"]), "photo_id": row["photo_id"],
+            "counting_kong": bool(row["counting_kong"]), "photo_id": _stored_text(row["photo_id"]),
             "scored": _stored_scored(row["scored"]),
-            "created_at": row["created_at"]}
+            "created_at": _stored_text(row["created_at"])}
 
 
 def _load(conn: sqlite3.Connection, game_id: str) -> tuple[sqlite3.Row, list[dict]]:
@@ -77,7 +96,21 @@ def _load(conn: sqlite3.Connection, game_id: str) -> tuple[sqlite3.Row, list[dic
 
 
 def _view(row: sqlite3.Row, hands: list[dict]) -> dict:
-    return game_view(row["id"], _setup(row), hands, row["version"], row["created_at"])
+    try:
+        return game_view(row["id"], _setup(row), hands, _stored_version(row), _stored_text(row["created_at"]))
+    except OverflowError:  # stakes stored too large to settle (no longer accepted): no 500 for every read
+        raise _too_large() from None
+
+
+def _stored_version(row: sqlite3.Row) -> int:
+    version = row["version"]
+    if isinstance(version, bool) or not isinstance(version, int):  # a blob, 'x', inf: no version to send back
+        raise HandError("this game cannot be shown: its version is unreadable", code="game_unreadable")
+    return version
+
+
+def _too_large() -> HandError:
+    return HandError("this game cannot be shown: its amounts are too large to settle", code="game_unreadable")
 
 
 def get_game(conn: sqlite3.Connection, game_id: str) -> dict:
@@ -109,7 +142,8 @@ def _summary(conn: sqlite3.Connection, game_id: str) -> dict:
     damaged row) is listed with its error, so one bad game never hides the others."""
     try:
         return summary_view(get_game(conn, game_id))
-    except (HandError, ValueError, TypeError) as exc:  # TypeError: a damaged row the checks above missed
+    # TypeError, ArithmeticError: a damaged row the checks above missed; one bad game never hides the others
+    except (HandError, ValueError, TypeError, ArithmeticError) as exc:
         log.warning("game %s cannot be shown: %s", game_id, exc)
         # code and params, so that each answer words the error in its asker's language
         return {"id": game_id, "error": str(exc), "code": getattr(exc, "code", "game_unreadable"),
@@ -160,8 +194,12 @@ def change_hands(conn: sqlite3.Connection, game_id: str, version, change) -> dic
         row, hands = _load(conn, game_id)
         _check_version(row, version)
         setup = _setup(row)
-        new = change(setup, list(hands))
-        compute(setup, new)
+        _stored_version(row)  # a game no read can show takes no change either
+        try:
+            new = change(setup, list(hands))
+            compute(setup, new)
+        except OverflowError:
+            raise _too_large() from None
         check_game_size(hands, new)
         first = next((i for i, (a, b) in enumerate(zip(hands, new)) if a != b), min(len(hands), len(new)))
         stored = [r[0] for r in conn.execute("SELECT n FROM hands WHERE game_id = ? ORDER BY n", (game_id,))]
