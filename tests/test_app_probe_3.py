@@ -8,7 +8,7 @@ import sqlite3
 
 import pytest
 
-from tests.app_support import FETCH, make_app
+from tests.app_support import FETCH, client, make_app  # noqa: F401  (client: fixture)
 
 PLAYERS = ["A", "B", "C", "D"]
 
@@ -73,3 +73,27 @@ def test_a_hand_with_a_blob_where_text_belongs_is_read_not_a_500(tmp_path, colum
     r = c.post(f"/api/games/{bad['id']}/hands", json={"type": "draw"}, headers=FETCH)
     assert r.status_code == 201 and len(r.get_json()["hands"]) == 2
     assert c.get(f"/api/games/{bad['id']}/export.json").status_code == 200
+
+
+@pytest.mark.parametrize("name, code", [("A\u202eB", "player_name_control"), ("\u2067Bo", "player_name_control"),
+                                        ("a\x1b[31m", "player_name_control"), ("a\x00", "player_name_control"),
+                                        ("a\tb", "player_name_control"), ("a\u2028b", "player_name_control"),
+                                        ("\u200b", "player_name_empty"), ("\u0301\u0301", "player_name_empty"),
+                                        ("\ufeff", "player_name_empty")])
+def test_a_name_that_hides_or_reorders_text_is_refused_new_or_imported(tmp_path, name, code):
+    app = make_app(tmp_path)
+    c = app.test_client()
+    g = _game(c)
+    export = c.get(f"/api/games/{g['id']}/export.json").get_json()
+    players = [name, "B", "C", "D"]
+    for path, body in (("/api/games", {"players": players}), ("/api/games/import", dict(export, players=players))):
+        r = c.post(path, json=body, headers=dict(FETCH, **{"Accept-Language": "zh-TW"}))
+        assert r.status_code == 400 and r.get_json()["code"] == code, path
+        assert "\u202e" not in r.get_json()["error"] and "\x1b" not in r.get_json()["error"]
+    assert [line["id"] for line in c.get("/api/games").get_json()] == [g["id"]]  # nothing stored
+
+
+def test_names_in_any_script_are_still_names(client):
+    players = ["阿明", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "عَلِي", "Zoë"]
+    r = client.post("/api/games", json={"players": players}, headers=FETCH)
+    assert r.status_code == 201 and r.get_json()["players"] == players
