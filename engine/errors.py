@@ -8,6 +8,8 @@ fill in (webapp/messages/*.json). A param that is itself an error (`cause=exc`) 
 """
 from __future__ import annotations
 
+import math
+
 MAX_VALUE = 40       # characters of a user value kept in a message or a param
 MAX_MESSAGE = 300    # characters of a whole message
 
@@ -35,10 +37,18 @@ def short_repr(value, limit: int = MAX_VALUE) -> str:
 
 
 def clean_params(params: dict) -> dict:
-    """JSON-safe, size-bounded params: numbers and booleans kept, errors nested, the rest cut."""
+    """JSON-safe, size-bounded params: numbers and booleans kept, errors nested, the rest cut. A
+    float that is no JSON number (inf, nan: from a damaged stored row) is quoted as text, or the
+    whole answer (the list of games with it) would be JSON no browser parses.
+
+    >>> clean_params({"n": 3, "x": float("inf"), "s": "abc"})
+    {'n': 3, 'x': 'inf', 's': 'abc'}
+    """
     out = {}
     for key, value in params.items():
-        if isinstance(value, (bool, int, float)) or value is None:
+        if isinstance(value, float) and not math.isfinite(value):
+            out[key] = short(value)
+        elif isinstance(value, (bool, int, float)) or value is None:
             out[key] = value
         elif hasattr(value, "code") and hasattr(value, "params"):
             out[key] = {"code": value.code, "params": value.params, "message": cut(str(value))}

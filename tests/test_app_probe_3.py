@@ -97,3 +97,20 @@ def test_names_in_any_script_are_still_names(client):
     players = ["阿明", "\U0001f468\u200d\U0001f469\u200d\U0001f467", "عَلِي", "Zoë"]
     r = client.post("/api/games", json={"players": players}, headers=FETCH)
     assert r.status_code == 201 and r.get_json()["players"] == players
+
+
+def test_a_stored_seat_of_infinity_lists_as_json_a_browser_parses(tmp_path):
+    c, good, bad = _damaged(tmp_path, "games", "first_dealer = 1e400")
+    r = c.get("/api/games")
+    lines = {line["id"]: line for line in _strict(r.data)}
+    assert lines[bad["id"]]["code"] == "not_a_seat" and lines[bad["id"]]["params"]["value"] == "inf"
+    assert "error" not in lines[good["id"]]
+    r = c.get(f"/api/games/{bad['id']}")
+    assert r.status_code == 400 and _strict(r.data)["code"] == "not_a_seat"
+
+
+def test_the_engine_errors_examples_hold():
+    import doctest
+
+    import engine.errors
+    assert doctest.testmod(engine.errors).failed == 0
