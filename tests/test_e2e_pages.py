@@ -1330,3 +1330,29 @@ def test_every_page_s_tap_targets_on_a_phone(fake_server, new_page, lang):
         for sel in sels:
             problems += page.evaluate(TAP_CHECK, sel)
     assert problems == []
+
+
+RED_FRAME = """(sel) => { const s = getComputedStyle(document.querySelector(sel));
+  return s.outlineStyle !== "none" && s.outlineColor === "rgb(179, 38, 30)"; }"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_tai_typed_right_is_not_framed_as_an_error(fake_server, new_page, size):
+    """A helper's walk: after a hand was recorded the 台 field stayed framed in red (aria-invalid
+    "false" matched the error style), as if the next 台 typed were wrong too."""
+    game = make_game(fake_server, ["阿明", "阿華", "阿強", "阿珍"])
+    page = page_at(new_page, size, f"{fake_server}/games/{game['id']}")
+    expect(page.locator("#scoreboard .player")).to_have_count(4)
+    page.fill("#tai", "2.5")
+    page.click("#add-hand")
+    expect(page.locator("#form-status")).to_have_text("台數要填 0 或以上的整數")
+    assert page.evaluate(RED_FRAME, "#tai")
+    page.fill("#tai", "2")
+    page.click("#add-hand")
+    expect(page.locator("#history tbody tr[data-hand]")).to_have_count(1)
+    assert not page.evaluate(RED_FRAME, "#tai")
+    page.fill("#tai", "3")
+    page.click("#add-hand")
+    expect(page.locator("#history tbody tr[data-hand]")).to_have_count(2)
+    assert not page.evaluate(RED_FRAME, "#tai")
+    snap(page, f"h58b-tai-field-{size}")

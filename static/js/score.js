@@ -189,7 +189,8 @@ function caishenMissing() {
   const note = $("#caishen-error");
   note.textContent = missing ? t("caishen_needed") : "";
   note.hidden = !missing;
-  $("#caishen").toggleAttribute("aria-invalid", missing);
+  if (missing) $("#caishen").setAttribute("aria-invalid", "true");
+  else $("#caishen").removeAttribute("aria-invalid");
   if (missing) {
     say(statusScore, t("caishen_needed"), "info");
     $("#caishen").focus({ preventScroll: true });
