@@ -1356,3 +1356,27 @@ def test_a_tai_typed_right_is_not_framed_as_an_error(fake_server, new_page, size
     expect(page.locator("#history tbody tr[data-hand]")).to_have_count(2)
     assert not page.evaluate(RED_FRAME, "#tai")
     snap(page, f"h58b-tai-field-{size}")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_record_form_in_english_names_seats_in_english(fake_server, new_page, size):
+    """A helper's walk: in English the record form offered "Dee（East）" (Chinese full-width
+    brackets written into the code), and said "Recorded as hand 1 4 tai …", two numbers run together."""
+    game = make_game(fake_server, ["Ann", "Bob", "Cy", f"Dee{size}"])
+    page = page_at(new_page, size, f"{fake_server}/?game={game['id']}")
+    page.click("#lang-switch")
+    expect(page.locator("#from-game")).to_have_value(game["id"])
+    enter_readme_hand(page)
+    page.check("#win-claimed")
+    page.select_option("#seat-wind", "S")      # Bob wins
+    page.select_option("#discarder", "W")      # off Cy
+    page.click("#score-button")
+    expect(page.locator("#record-section")).to_be_visible()
+    expect(page.locator("#record-winner option")).to_have_text(
+        ["Ann (East)", "Bob (South)", "Cy (West)", f"Dee{size} (North)"])
+    expect(page.locator("#record-winner")).to_have_value("1")
+    page.click("#record-button")
+    expect(page.locator("#record-status")).to_contain_text("Recorded as hand 1 · 1 tai")
+    page.click("#lang-switch")  # back in Chinese: the brackets are the Chinese ones again; Bob deals now
+    expect(page.locator("#record-winner option").first).to_have_text("Ann（北）")
+    assert not page.js_errors

@@ -521,7 +521,7 @@ async function loadRecordGame(prefill) {
   // scored from this game: record against the very state it was scored from (a change since is a 409)
   recordGame = fromGame && fromGame.id === id && prefill ? fromGame : await get(`/api/games/${encodeURIComponent(id)}`);
   const winds = recordGame.state.seat_winds || [];
-  const label = (p, i) => (winds[i] ? `${p}（${windName(winds[i])}）` : p);
+  const label = (p, i) => (winds[i] ? t("player_with_wind", { name: p, wind: windName(winds[i]) }) : p);
   for (const sel of [$("#record-winner"), $("#record-discarder")]) {
     const keep = sel.value;
     clear(sel).append(...recordGame.players.map((p, i) => el("option", { value: String(i), text: label(p, i) })));
@@ -569,7 +569,8 @@ $("#record-button").addEventListener("click", async () => {
     const res = await post(`/api/games/${encodeURIComponent(recordGame.id)}/hands`, body);
     const n = res && res.hands ? res.hands.length : (res && res.n) || "";
     const hand = res && res.hands ? res.hands[res.hands.length - 1] : null;
-    say(status, t("record_done", { n }) + (hand ? ` ${handTaiText(hand)}` : ""), "ok");
+    // "Recorded as hand 7 · 4 tai …": the hand's number and its 台 apart, never read as one number
+    say(status, t("record_done", { n }) + (hand ? ` · ${handTaiText(hand)}` : ""), "ok");
     lastResult.recorded = true; // one scored hand goes into a game once
     status.append(" ", el("a", { href: `/games/${encodeURIComponent(recordGame.id)}`, text: t("record_open") }));
     if (fromGame && fromGame.id === recordGame.id) {
