@@ -1380,3 +1380,21 @@ def test_record_form_in_english_names_seats_in_english(fake_server, new_page, si
     page.click("#lang-switch")  # back in Chinese: the brackets are the Chinese ones again; Bob deals now
     expect(page.locator("#record-winner option").first).to_have_text("Ann（北）")
     assert not page.js_errors
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_importing_a_file_that_is_not_json_says_so_in_the_page_s_language(fake_server, new_page, lang):
+    """A helper's walk: a wrong file chosen for import showed the browser's parser error,
+    "錯誤：Unexpected token 'o', "not json" is not valid JSON", English and no help."""
+    page = page_at(new_page, "phone", f"{fake_server}/games")
+    if lang == "en":
+        page.click("#lang-switch")
+    page.set_input_files("#import-input", files=[{"name": "scores.csv", "mimeType": "application/json",
+                                                 "buffer": b"not json,1,2\n"}])
+    status = page.locator("#list-status")
+    expect(status).to_have_text({"zh": "scores.csv 不是匯出成 JSON 的牌局：請選「匯出 JSON」存下的檔案",
+                                 "en": "scores.csv is not a game exported as JSON: choose the file that Export JSON "
+                                       "saved"}[lang])
+    expect(status).to_have_attribute("data-kind", "error")
+    assert page.url.endswith("/games")
+    assert not page.js_errors

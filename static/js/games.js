@@ -98,8 +98,13 @@ $("#import-input").addEventListener("change", async (ev) => {
   const file = ev.target.files[0];
   ev.target.value = "";
   if (!file) return;
+  let data;
+  try { data = JSON.parse(await file.text()); } catch (e) {
+    // the browser's own parser error ("Unexpected token …") is English and no help: say what the file is not
+    say($("#list-status"), t("import_not_json", { name: file.name }), "error");
+    return;
+  }
   try {
-    const data = JSON.parse(await file.text());
     const game = await post("/api/games/import", data);
     say($("#list-status"), t("import_done"), "ok");
     location.href = `/games/${encodeURIComponent(game.id)}`;

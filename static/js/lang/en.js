@@ -225,6 +225,7 @@ export default {
   hands_n: { one: "{n} hand", other: "{n} hands" },
   import_label: "Import a JSON game",
   import_done: "Imported",
+  import_not_json: "{name} is not a game exported as JSON: choose the file that Export JSON saved",
   names_needed: "Enter four different player names",
 
   game_state: "Now",

@@ -226,6 +226,7 @@ export default {
   hands_n: "{n} 手",
   import_label: "匯入 JSON 牌局",
   import_done: "已匯入",
+  import_not_json: "{name} 不是匯出成 JSON 的牌局：請選「匯出 JSON」存下的檔案",
   names_needed: "請填四位玩家的名字（不可重複）",
 
   // game
