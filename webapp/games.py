@@ -91,7 +91,8 @@ def same_names(players: list[str]) -> str | None:
 
 # Characters a name must not hold: they are not shown but change what is shown around the name
 # (a right-to-left override turns "+120" beside it into "021+"; NUL, ESC and line breaks reach
-# the CSV export and a terminal as they are). An import is held to this too: no game made here had one.
+# the CSV export and a terminal as they are). New games only: an export of a game recorded before
+# this check imports again as it was.
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
@@ -111,17 +112,20 @@ def parse_setup(data: dict, cents: bool = True) -> dict:
     if not isinstance(players, list) or len(players) != 4 or not all(isinstance(p, str) for p in players):
         raise HandError("players must be a list of four names", code="players_four")
     players = [p.strip() for p in players]
-    if not all(players) or not all(map(_visible, players)):  # "\u200b" is no name either
+    if not all(players):
         raise HandError("every player needs a name", code="player_name_empty")
-    for p in players:
-        bad = next((ch for ch in p if _hidden_control(ch)), None)
-        if bad is not None:
-            char = f"U+{ord(bad):04X}"  # the name quoted as repr: the error shows what it holds, not its effect
-            raise HandError(f"player names cannot hold control or text-direction characters (the name "
-                            f"{short_repr(p)} holds {char})", code="player_name_control", name=short_repr(p), char=char)
     if any(len(p) > MAX_NAME for p in players):
         raise HandError(f"player names are at most {MAX_NAME} characters", code="player_name_long", max=MAX_NAME)
-    if cents:  # a new game; an export recorded before this check imports as it was
+    if cents:  # a new game; an export recorded before these checks imports as it was, names and all
+        if not all(map(_visible, players)):  # "\u200b" is no name either
+            raise HandError("every player needs a name", code="player_name_empty")
+        for p in players:
+            bad = next((ch for ch in p if _hidden_control(ch)), None)
+            if bad is not None:
+                char = f"U+{ord(bad):04X}"  # the name quoted as repr: the error shows what it holds, not its effect
+                raise HandError(f"player names cannot hold control or text-direction characters (the name "
+                                f"{short_repr(p)} holds {char})", code="player_name_control",
+                                name=short_repr(p), char=char)
         same = same_names(players)
         if same:
             raise HandError(f"two players are both called {same}: give each a name of their own",
