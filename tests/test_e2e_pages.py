@@ -1398,3 +1398,26 @@ def test_importing_a_file_that_is_not_json_says_so_in_the_page_s_language(fake_s
     expect(status).to_have_attribute("data-kind", "error")
     assert page.url.endswith("/games")
     assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_editing_an_old_hand_names_the_players_by_their_winds_then(fake_server, new_page, size):
+    """After the deal passed, the edit form of hand 1 names 阿明 East (he dealt it), not North as he
+    sits now; leaving the edit names the next hand's winds again, in the page's language."""
+    game = new_page().request.post(fake_server + "/api/games", headers=FETCH, data={
+        "players": ["阿明", "阿華", "阿強", "阿珍"], "rules": "tw-standard", "base": 100, "per_tai": 20, "first_dealer": 0}).json()
+    r = new_page().request.post(f"{fake_server}/api/games/{game['id']}/hands", headers=FETCH, data={
+        "type": "win", "winner": 1, "discarder": 2, "tai": 3, "version": game["version"]})
+    assert r.ok and r.json()["hands"][0]["seat_winds"] == ["E", "S", "W", "N"]
+    assert r.json()["state"]["seat_winds"] == ["N", "E", "S", "W"]  # 阿華 deals now
+    page = page_at(new_page, size, f"{fake_server}/games/{game['id']}")
+    winner_0 = page.locator('#winner option[value="0"]')
+    expect(winner_0).to_have_text("阿明（北）")
+    page.locator('#history tr[data-hand="1"] [data-action="edit"]').click()
+    expect(winner_0).to_have_text("阿明（東）")
+    expect(page.locator("#winner")).to_have_value("1")
+    page.click("#lang-switch")
+    expect(winner_0).to_have_text("阿明 (East)")
+    snap(page, f"game-edit-old-hand-winds-{size}")
+    page.click("#cancel-edit")
+    expect(winner_0).to_have_text("阿明 (North)")

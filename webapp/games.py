@@ -263,6 +263,8 @@ def compute(setup: dict, hands: list[dict]) -> dict:
                     "counting_kong": bool(hand["counting_kong"]),
                     "deltas": {str(s): _clean(v / scale) for s, v in sorted(money["deltas"].items())},
                     "dealer": before.dealer, "streak": before.streak, "round_wind": before.round_wind,
+                    # the seats' winds at this hand, so that editing it names the players as they sat then
+                    "seat_winds": [WIND_NAMES[seat_wind(before, s)] for s in range(4)],
                     "photo_id": hand["photo_id"], "scored": hand["scored"],
                     "created_at": hand.get("created_at")})
         for s in range(4):

@@ -49,7 +49,7 @@ function render() {
   game.players.forEach((name, i) => legend.append(el("span", { style: `--c: ${COLORS[i]}`, text: name })));
 
   renderHistory();
-  if (editing === null) fillPlayerSelects();
+  fillPlayerSelects(windsOf(editing));  // the choices kept, their names in the page's language
   $("#add-hand").disabled = st.finished && editing === null;
 }
 
@@ -114,8 +114,15 @@ function renderHistory() {
   table.append(body);
 }
 
-function fillPlayerSelects() {
-  const winds = game.state.seat_winds || [];
+/** The seat winds a hand was played in (the edited one), or the next hand's. */
+function windsOf(n) {
+  const hand = n !== null ? game.hands.find((h) => h.n === n) : null;
+  return (hand && hand.seat_winds) || game.state.seat_winds || [];
+}
+
+/** The winner and discarder lists, each player named with a seat wind: the winds now, or those of
+ *  the hand being edited (a dealer's name from three hands ago sat East then, not now). */
+function fillPlayerSelects(winds) {
   for (const sel of [$("#winner"), $("#discarder")]) {
     const keep = sel.value;
     clear(sel).append(...game.players.map((p, i) => el("option", { value: String(i),
@@ -182,7 +189,7 @@ function startEdit(h) {
   editing = h.n;
   $("#type-win").checked = h.type === "win";
   $("#type-draw").checked = h.type === "draw";
-  fillPlayerSelects();
+  fillPlayerSelects(windsOf(h.n));
   if (h.type === "win") {
     $("#winner").value = String(h.winner);
     $("#self-drawn").checked = h.discarder === null;
@@ -200,7 +207,10 @@ function stopEdit() {
   editing = null;
   $("#add-hand").textContent = t("add_hand");
   $("#cancel-edit").hidden = true;
-  if (game) $("#add-hand").disabled = game.state.finished;
+  if (game) {
+    $("#add-hand").disabled = game.state.finished;
+    fillPlayerSelects(windsOf(null));  // back to the winds the next hand is played in
+  }
 }
 
 $("#cancel-edit").addEventListener("click", stopEdit);
