@@ -90,7 +90,7 @@ def test_a_broken_member_is_refused(tmp_path):
 
 
 def test_exported_ensemble_reads_as_torch_does(tmp_path):
-    from vision.model import make_session
+    from vision.runtime import make_session
 
     net = TileEnsemble(_nets()).eval()
     export_onnx(net, tmp_path / "classifier.onnx")
@@ -146,7 +146,7 @@ def test_build_installs_the_classifier_and_a_round_as_one_int8_net(tmp_path):
     """python -m vision train's members stage: the installed classifier (its first member when it
     is already an ensemble) and the rounds given, saved and exported as one net."""
     from training import ensemble
-    from vision.model import make_session
+    from vision.runtime import make_session
 
     first, round_ = _nets(n=2)
     models = tmp_path / "models"

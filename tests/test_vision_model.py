@@ -11,7 +11,9 @@ import pytest
 
 from vision.calibration import CALIBRATION_ORDER, calibration_labels, rows_of
 from training.evaluate import average_precision, score
-from vision.model import image_rotation, input_shape, letterbox, pass_quality, stretch, zoom_region
+from vision.detector_io import input_shape, letterbox, stretch
+from vision.look_again import pass_quality, zoom_region
+from vision.model import image_rotation
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "models"

@@ -13,7 +13,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "vision"
 
 
 def classify(onnx_path: Path, inputs: np.ndarray) -> np.ndarray:
-    from vision.model import make_session
+    from vision.runtime import make_session
 
     return make_session(onnx_path).run(None, {"image": inputs})[0].argmax(1)
 
@@ -72,13 +72,14 @@ def test_int8_reader_agrees_with_float_and_keeps_its_softmax_float(tmp_path):
 
 
 def classify_p(onnx_path: Path, inputs: np.ndarray) -> np.ndarray:
-    from vision.model import make_session
+    from vision.runtime import make_session
 
     return make_session(onnx_path).run(None, {"image": inputs})[0]
 
 
 def _boxes(onnx_path: Path, images: list) -> list:
-    from vision.model import decode_detections, detector_input, make_session
+    from vision.detector_io import decode_detections, detector_input
+    from vision.runtime import make_session
 
     session = make_session(onnx_path)
     return [decode_detections(session.run(None, {"images": detector_input(img, 416)[0]})[0], 0.2, 0.5)

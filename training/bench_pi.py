@@ -37,8 +37,9 @@ import cv2
 import numpy as np
 
 from training.dataset import list_pairs, list_split
+from vision.detector_io import decode_detections, detector_input
 from vision.image_io import load_image
-from vision.model import Recognizer, decode_detections, detector_input
+from vision.model import Recognizer
 from vision.pipeline import recognize_image
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,7 +98,7 @@ def detector(run, size: int, conf: float, iou: float, square: bool = False):
 # --- the runtimes ------------------------------------------------------------------------------------
 
 def ort_session(path: Path, threads: int):
-    from vision.model import make_session
+    from vision.runtime import make_session
     return make_session(path, threads)
 
 

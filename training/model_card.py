@@ -668,7 +668,7 @@ most `zoom.few_max_sure` (6) boxes, lying within half the photo's side (`few_min
 look at the square part around them, at most three times closer (`few_max_gain`: a real tile of a
 close-up seen three times closer stays whole); its boxes replace the first pass's there where it is
 sure of more, they are under half as tall and under twice `below_px` (48 px) at its own input (a
-close-up tile's circles seen closer are bigger) (`vision/model.py` `few_part`, `_closer_at_few`)."""},
+close-up tile's circles seen closer are bigger) (`vision/look_again.py` `few_part`, `vision/model.py` `_closer_at_few`)."""},
     "suit_reader_share": {
         "title": "The suit reader's share",
         "text": """The suit reader (`suit_reader.onnx`) reads again the 筒 and 條 tiles the classifier is under 0.9

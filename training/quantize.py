@@ -20,7 +20,7 @@ from training.augment import photometric, rotate_cw
 from training.model_files import move_into
 from vision.crops import CLS_INPUT, to_input
 from vision.flowers import FLOWER_INPUT
-from vision.model import detector_input
+from vision.detector_io import detector_input
 
 CALIBRATION_CROPS = 512
 BATCH = 32

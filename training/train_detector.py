@@ -123,7 +123,7 @@ def train_detector(data_yaml: Path, run_dir: Path, hours: float | None, epochs: 
 
 def export_detector(best_pt: Path, out_path: Path, imgsz: int = DET_IMGSZ,
                     calibration: list[np.ndarray] | None = None) -> Path:
-    """ONNX with raw (1, 5, anchors) output: cx, cy, w, h, score; NMS happens in vision.model.
+    """ONNX with raw (1, 5, anchors) output: cx, cy, w, h, score; NMS happens in vision.detector_io.
 
     Height and width are left free so a photo is fed at its own aspect, not padded to a square.
     With calibration photos (BGR) it is made int8 on them (training/quantize.py), as the shipped

@@ -25,13 +25,17 @@ from vision.crops import CROP_MARGIN, CROP_STORE, cut_crop, dark_ink, light_ink_
 from vision.face_ground import DEFAULTS as GROUND_DEFAULTS
 from vision.face_ground import ground_shares
 from vision.flowers import DEFAULTS as FLOWER_DEFAULTS
+from vision.detector_io import decode_detections, detector_input, nms, stretch
 from vision.flowers import READER_FILE, FlowerReader
 from vision.further import (FURTHER_DEFAULTS, holds_as_parts, is_better_look, surer_twins, wants_further_look,
                             wholes_of_parts)
 from vision.group_readers import READERS, GroupReader, reader_file, reader_settings
 from vision.loose_boxes import DEFAULTS as TIGHTEN_DEFAULTS
+from vision.look_again import (centres_in, could_be_parts, few_part, inside_part, new_boxes, pass_quality,
+                               tile_shaped, zoom_region)
 from vision.loose_boxes import tightened
 from vision.parts import JOIN_DEFAULTS, is_whole_of, part_groups
+from vision.runtime import make_session
 from vision.screen import SCREEN_DEFAULTS, inside_share, screen, to_check, unlike_face_asked
 from vision.verifier import VERIFIER_FILE, TileVerifier
 
@@ -144,204 +148,6 @@ DEFAULTS = {"det_imgsz": 416, "det_conf": 0.2, "nms_iou": 0.5, "cls_input": 64,
             # the detector boxed as its parts is boxed whole (vision/further.py); null: never
             "read_further": dict(FURTHER_DEFAULTS)}
 ROTATION_NAMES = ("upright", "sideways", "upside_down", "sideways")  # by quarter turns clockwise
-
-
-def make_session(path: Path, threads: int = 2):
-    import onnxruntime as ort
-
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    # several sessions share two cores: idle threads must sleep, not spin
-    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
-
-
-def input_shape(h: int, w: int, size: int, stride: int = 32) -> tuple[int, int, float]:
-    """Network input (height, width) and scale for an h x w image: the long side goes to size,
-    the short side to what the aspect leaves, rounded up to the network's stride, so a 4:3 photo
-    costs a 4:3 input, not a padded square. (Giving a squashed photo's stretched version more
-    pixels than that was tried: its smeared tiles were found less often, not more.)"""
-    scale = size / max(h, w)
-    up = lambda v: max(stride, int(np.ceil(v * scale / stride)) * stride)
-    return up(h), up(w), scale
-
-
-def letterbox(image: np.ndarray, size: int, shape: tuple[int, int, float] | None = None
-              ) -> tuple[np.ndarray, float, float, float]:
-    """Fit image into shape (height, width, scale), default size x size keeping aspect, grey
-    padding around; returns (img, scale, pad_x, pad_y)."""
-    h, w = image.shape[:2]
-    out_h, out_w, scale = shape if shape else (size, size, min(size / h, size / w))
-    nh, nw = min(out_h, max(1, round(h * scale))), min(out_w, max(1, round(w * scale)))
-    resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-    px, py = (out_w - nw) // 2, (out_h - nh) // 2
-    out = np.full((out_h, out_w, 3), 114, np.uint8)
-    out[py:py + nh, px:px + nw] = resized
-    return out, scale, float(px), float(py)
-
-
-def detector_input(image: np.ndarray, size: int, square: bool = False) -> tuple[np.ndarray, float, float, float]:
-    """The detector's network input of a BGR image (1, 3, h, w RGB in [0, 1]: at its own aspect, or a
-    size x size square for a fixed-input export) and the scale and padding that map its boxes back."""
-    lb, scale, px, py = letterbox(image, size, None if square else input_shape(*image.shape[:2], size))
-    x = cv2.cvtColor(lb, cv2.COLOR_BGR2RGB).transpose(2, 0, 1)[None].astype(np.float32) / 255.0
-    return x, scale, px, py
-
-
-def decode_detections(raw: np.ndarray, conf: float, iou: float) -> tuple[np.ndarray, np.ndarray]:
-    """Raw YOLO head output (1, 4+1, anchors) -> (boxes xyxy in network pixels, scores) after NMS."""
-    pred = raw[0].T  # anchors x (cx, cy, w, h, score)
-    keep = pred[:, 4] >= conf
-    pred = pred[keep]
-    if not len(pred):
-        return np.zeros((0, 4), np.float32), np.zeros(0, np.float32)
-    cx, cy, w, h, s = pred.T
-    boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], 1)
-    idx = nms(boxes, s, conf, iou)
-    return boxes[idx].astype(np.float32), s[idx].astype(np.float32)
-
-
-def nms(boxes: np.ndarray, scores: np.ndarray, min_score: float, iou: float) -> np.ndarray:
-    """Indices of the xyxy boxes kept by non-maximum suppression, surest first."""
-    idx = cv2.dnn.NMSBoxes([[float(b[0]), float(b[1]), float(b[2] - b[0]), float(b[3] - b[1])] for b in boxes],
-                           scores.astype(float).tolist(), min_score, iou)
-    return np.array(idx, np.int64).reshape(-1)
-
-
-def tile_shaped(boxes: np.ndarray, factor: float, tile_shape: tuple[float, float]) -> np.ndarray:
-    """Which boxes are shaped like a tile once the pass's stretch (factor, width/height) is undone."""
-    w, h = (boxes[:, 2] - boxes[:, 0]) * factor, boxes[:, 3] - boxes[:, 1]
-    ratio = np.minimum(w, h) / np.maximum(np.maximum(w, h), 1e-6)
-    return (ratio >= tile_shape[0]) & (ratio <= tile_shape[1])
-
-
-def pass_quality(boxes: np.ndarray, scores: np.ndarray, factor: float, sure_score: float, min_sure: int,
-                 tile_shape: tuple[float, float]) -> float:
-    """How sure a detector pass is of having found tiles: the median score of its sure boxes,
-    less when they are few, times the share of them shaped like a tile once the pass's stretch
-    (factor, width/height) is undone. Short side / long side of a tile face is about 0.75; a tile
-    seen at an angle has a squarer box, one in a squashed photo a much thinner one."""
-    sure = scores >= sure_score
-    if not sure.any():
-        return 0.0
-    shaped = float(tile_shaped(boxes[sure], factor, tile_shape).mean())
-    return float(np.median(scores[sure])) * min(1.0, sure.sum() / min_sure) * shaped
-
-
-def could_be_parts(boxes: np.ndarray, max_count: int, span: float) -> bool:
-    """Could these boxes be the parts of one to three close tiles (circles, stick columns)?
-    Two to max_count of them, lying together: the box round them all is at most span times
-    as long as their median box (a hand's row of tiles is many times longer).
-
-    >>> circles = np.array([[0, 0, 10, 10], [12, 0, 22, 10], [0, 12, 10, 22], [12, 12, 22, 22]], np.float32)
-    >>> row = np.array([[12 * k, 0, 12 * k + 10, 14] for k in range(8)], np.float32)  # eight tiles in a row
-    >>> could_be_parts(circles, 12, 4.0), could_be_parts(row, 12, 4.0)
-    (True, False)
-    """
-    if not 2 <= len(boxes) <= max_count:
-        return False
-    long_side = np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-    union = max(boxes[:, 2].max() - boxes[:, 0].min(), boxes[:, 3].max() - boxes[:, 1].min())
-    return bool(union <= span * np.median(long_side))
-
-
-def zoom_region(boxes: np.ndarray, scores: np.ndarray, shape: tuple[int, int], det_size: int,
-                sure_score: float, below_px: float, margin_tiles: float, min_gain: float
-                ) -> tuple[int, int, int, int] | None:
-    """The part of an h x w photo worth a closer look (x1, y1, x2, y2), or None: the boxes plus
-    margin_tiles tile heights around, when those tiles are under below_px tall at the
-    detector's scale and looking at that part alone would enlarge them by min_gain or more.
-    The part holds the unsure boxes too: they are likely tiles of the same hand."""
-    sure = boxes[scores >= sure_score]
-    if not len(sure):
-        return None
-    h, w = shape
-    scale = det_size / max(h, w)
-    tile = float(np.median(sure[:, 3] - sure[:, 1]))
-    if tile * scale >= below_px:
-        return None
-    pad = margin_tiles * tile
-    x1, y1 = max(0, int(boxes[:, 0].min() - pad)), max(0, int(boxes[:, 1].min() - pad))
-    x2, y2 = min(w, int(np.ceil(boxes[:, 2].max() + pad))), min(h, int(np.ceil(boxes[:, 3].max() + pad)))
-    if max(h, w) / max(x2 - x1, y2 - y1) < min_gain:  # how much larger the tiles would look
-        return None
-    return x1, y1, x2, y2
-
-
-def centres_in(boxes: np.ndarray, part: tuple[int, int, int, int]) -> np.ndarray:
-    """Which xyxy boxes have their centre inside part (x1, y1, x2, y2): those a look at the part
-    answers for.
-
-    >>> centres_in(np.array([[0, 0, 10, 10], [20, 0, 40, 10]], np.float32), (0, 0, 20, 20)).tolist()
-    [True, False]
-    """
-    x1, y1, x2, y2 = part
-    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
-    return (cx >= x1) & (cx < x2) & (cy >= y1) & (cy < y2)
-
-
-def inside_part(zoom: dict) -> dict:
-    """The zoom settings for a look inside a part of the photo: neither quarters' search, which
-    is for a whole photo's tiles too small or spread too wide."""
-    return {**zoom, "grid_from": float("inf"), "grid_below_px": 0.0}
-
-
-def few_part(sure: np.ndarray, shape: tuple[int, int], max_sure: int, min_gain: float, max_gain: float
-             ) -> tuple[int, int, int, int] | None:
-    """The square part of an h x w photo (x1, y1, x2, y2) around its first pass's sure boxes,
-    where there are 1 to max_sure of them and they lie within 1/min_gain of the photo's side
-    (grown by a quarter); the part is at least 1/max_gain of that side, so a look at it
-    enlarges at most max_gain times; None otherwise.
-
-    >>> few_part(np.array([[1000, 1000, 1300, 1100]], np.float32), (4000, 4000), 6, 2.0, 3.0)
-    (483, 383, 1816, 1716)
-    >>> few_part(np.array([[0, 0, 3000, 100]], np.float32), (4000, 4000), 6, 2.0, 3.0) is None
-    True
-    """
-    if not 0 < len(sure) <= max_sure:
-        return None
-    h, w = shape
-    x1, y1, x2, y2 = float(sure[:, 0].min()), float(sure[:, 1].min()), float(sure[:, 2].max()), float(sure[:, 3].max())
-    side = 1.25 * max(x2 - x1, y2 - y1)
-    if max(h, w) / max(side, 1.0) < min_gain:
-        return None
-    side = min(max(side, max(h, w) / max_gain), float(max(h, w)))
-    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
-    px, py = int(max(0.0, min(w - side, cx - side / 2))), int(max(0.0, min(h - side, cy - side / 2)))
-    return px, py, int(min(w, px + side)), int(min(h, py + side))
-
-
-def new_boxes(candidates: np.ndarray, boxes: np.ndarray, tile_h: float | None = None) -> np.ndarray:
-    """Indices of the candidate boxes that are no box of boxes: neither half inside one nor
-    holding half of one; with tile_h, only those 0.6 to 1.6 times that tall (a tile's).
-
-    >>> found = np.array([[0, 0, 20, 28]], np.float32)
-    >>> new_boxes(np.array([[2, 1, 21, 29], [40, 0, 60, 28], [40, 0, 60, 80]], np.float32), found, 28).tolist()
-    [1]
-    """
-    c = np.asarray(candidates, np.float32).reshape(-1, 4)
-    keep = np.ones(len(c), bool)
-    if len(c) and len(boxes):
-        keep &= (inside_share(c, boxes).max(1) < 0.5) & (inside_share(boxes, c).max(0) < 0.5)
-    if tile_h is not None:
-        keep &= ((c[:, 3] - c[:, 1]) > 0.6 * tile_h) & ((c[:, 3] - c[:, 1]) < 1.6 * tile_h)
-    return np.flatnonzero(keep)
-
-
-def stretch(image: np.ndarray, factor: float, max_side: int) -> tuple[np.ndarray, float, float]:
-    """The image with its width/height ratio multiplied by factor; returns (image, fx, fy), the
-    scales applied to x and y. The result's long side is at most max_side: given the detector's
-    input size, the image is resized once, straight to what the detector takes (measured: a
-    second resize in the letterbox cost a few tiles), and a big photo stretched 6x never has to
-    fit in memory."""
-    h, w = image.shape[:2]
-    fx, fy = (factor, 1.0) if factor >= 1 else (1.0, 1.0 / factor)
-    shrink = min(1.0, max_side / max(w * fx, h * fy))
-    fx, fy = fx * shrink, fy * shrink
-    size = (max(1, round(w * fx)), max(1, round(h * fy)))
-    return cv2.resize(image, size, interpolation=cv2.INTER_AREA if shrink < 1 else cv2.INTER_LINEAR), fx, fy
 
 
 def image_rotation(rot_probs: np.ndarray, turned: bool) -> str:
