@@ -1425,3 +1425,212 @@ def test_editing_an_old_hand_names_the_players_by_their_winds_then(fake_server, 
     snap(page, f"game-edit-old-hand-winds-{size}")
     page.click("#cancel-edit")
     expect(winner_0).to_have_text("阿明 (North)")
+
+
+# ---------- the player's work survives a reload and Back (sessionStorage) ----------
+
+HAND_STATE = """() => { const s = window.__handEditor.state; const t = (xs) => xs.map((x) => x.tile);
+  return { concealed: t(s.concealed), melds: s.melds.map((m) => [m.type, t(m.tiles)]), flowers: t(s.flowers),
+           winning: s.winning && s.winning.tile, photo: !!window.__handEditor.photo }; }"""
+OPTIONS = ["#rules", "#seat-wind", "#round-wind", "#dealer", "#discarder", "#streak", "#base", "#per-tai", "#caishen"]
+
+
+def form_state(page):
+    """The hand in the editor and every option of the context form, as the page would score them."""
+    values = {sel: page.locator(sel).input_value() for sel in OPTIONS}
+    flags = page.evaluate("[...document.querySelectorAll('#flags input:checked')].map((x) => x.name)")
+    return {"hand": page.evaluate(HAND_STATE), "options": values, "flags": flags,
+            "self": page.locator("#win-self").is_checked()}
+
+
+def score_text(page):
+    page.click("#score-button")
+    expect(page.locator("#verdict")).to_be_visible()
+    return page.locator("#result").inner_text()
+
+
+def enter_hand_with_meld_and_flower(page):
+    """123m456m789m 45p 77s, a 吃 of 123p, the flower 1f, winning on 3p."""
+    target(page, "chi")
+    press(page, "1p")
+    target(page, "concealed")
+    press(page, *[f"{n}m" for n in range(1, 10)], "4p", "5p", "7s", "7s")
+    target(page, "flowers")
+    press(page, "1f")
+    target(page, "winning")
+    press(page, "3p")
+    expect(page.locator("#concealed-count")).to_have_class("count ok")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_typed_hand_and_its_options_survive_a_reload(fake_server, new_page, size):
+    page = page_at(new_page, size, fake_server + "/")
+    expect(page.locator("#rules option")).not_to_have_count(0)
+    enter_hand_with_meld_and_flower(page)
+    page.check("#win-self")
+    page.select_option("#seat-wind", "S")
+    page.select_option("#round-wind", "S")
+    page.select_option("#dealer", "W")
+    page.fill("#streak", "2")
+    page.fill("#base", "50")
+    page.fill("#per-tai", "10")
+    page.check("#flag-last_tile")  # 海底撈月: a flag the table offers changes the 台
+    before = form_state(page)
+    result = score_text(page)
+    assert "海底" in result, result
+    page.reload()
+    expect(page.locator('#hand-editor [data-zone="winning"] .tile-btn')).to_have_attribute("data-tile", "3p")
+    assert form_state(page) == before
+    expect(page.locator("#result-section")).to_be_hidden()  # the result is scored again, not kept
+    assert score_text(page) == result
+    snap(page, f"keep-reloaded-{size}")
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_back_from_the_games_page_brings_the_hand_back(fake_server, new_page, size):
+    """乐清 with its 財神: leave for the games page, come back with Back."""
+    page = page_at(new_page, size, fake_server + "/")
+    expect(page.locator('#rules option[value="yueqing"]')).to_have_count(1)
+    page.select_option("#rules", "yueqing")
+    page.select_option("#caishen", "9s")
+    enter_readme_hand(page)
+    claimed_by_south_from_west(page)
+    before = form_state(page)
+    result = score_text(page)
+    page.click('nav.top a[href="/games"]')
+    page.wait_for_url("**/games")
+    page.go_back()
+    page.wait_for_url(fake_server + "/")
+    expect(page.locator('#hand-editor [data-zone="winning"] .tile-btn')).to_have_attribute("data-tile", "3p")
+    expect(page.locator("#caishen-field")).to_be_visible()
+    assert form_state(page) == before
+    assert score_text(page) == result
+    snap(page, f"keep-back-{size}")
+    assert not page.js_errors
+
+
+DAMAGED = {
+    "not json": "{hand: 123m",
+    "older page": json.dumps({"hand": {"concealed": "123m"}, "rules": "tw-standard"}),
+    "not a tile": json.dumps({"v": 1, "game": "", "options": {"fields": {"rules": "yueqing"}},
+                              "hand": {"state": {"concealed": [{"tile": "9z"}], "melds": [], "flowers": [],
+                                                 "winning": None, "unplaced": []}}}),
+    "two tiles as one": json.dumps({"v": 1, "game": "", "options": {},
+                                    "hand": {"state": {"concealed": [{"tile": "11m"}], "melds": [], "flowers": [],
+                                                       "winning": None, "unplaced": []}}}),
+    "a meld of nothing": json.dumps({"v": 1, "game": "", "options": {},
+                                     "hand": {"state": {"concealed": [], "melds": [{"type": "pong", "tiles": []}],
+                                                        "flowers": [], "winning": None, "unplaced": []}}}),
+}
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_damaged_kept_hand_is_ignored(fake_server, new_page, size):
+    page = page_at(new_page, size, fake_server + "/")
+    for name, value in DAMAGED.items():
+        page.evaluate("(v) => sessionStorage.setItem('mahjong.score', v)", value)
+        page.reload()
+        expect(page.locator("#rules option")).not_to_have_count(0)
+        page.wait_for_function("document.querySelector('#examples-count').textContent !== ''")  # start() is done
+        assert page.evaluate(HAND_STATE) == {"concealed": [], "melds": [], "flowers": [], "winning": None,
+                                             "photo": False}, name
+        expect(page.locator("#rules")).to_have_value("tw-standard")  # its options are not half taken
+        for status in ("#hand-status", "#score-status", "#photo-status"):
+            expect(page.locator(status)).to_be_hidden()
+    # a kept option that the page no longer offers is left at its default; the rest comes back
+    page.evaluate("""() => sessionStorage.setItem('mahjong.score', JSON.stringify({ v: 1, game: 'gone',
+      options: { fields: { rules: 'no-such-table', 'seat-wind': 'X', base: '70', dice: 5 }, flags: 'x' },
+      hand: { state: { concealed: [{ tile: '1m' }], melds: [], flowers: [{ tile: '2f' }], winning: { tile: '9p' },
+                       unplaced: [] }, photo: { photo_id: '../etc', picture: 'http://elsewhere/x' } } }))""")
+    page.reload()
+    expect(page.locator('#hand-editor [data-zone="winning"] .tile-btn')).to_have_attribute("data-tile", "9p")
+    assert page.evaluate(HAND_STATE) == {"concealed": ["1m"], "melds": [], "flowers": ["2f"], "winning": "9p",
+                                         "photo": False}
+    expect(page.locator("#rules")).to_have_value("tw-standard")
+    expect(page.locator("#seat-wind")).to_have_value("E")
+    expect(page.locator("#base")).to_have_value("70")
+    expect(page.locator("#from-game")).to_have_value("")
+    expect(page.locator("#corrections-row")).to_be_hidden()
+    # and the page works: a key adds a tile
+    press(page, "2m")
+    expect(page.locator('#hand-editor [data-zone="concealed"] .tile-btn')).to_have_count(2)
+    snap(page, f"keep-damaged-{size}")
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_clearing_the_hand_clears_the_kept_hand(fake_server, new_page, size):
+    page = page_at(new_page, size, fake_server + "/")
+    enter_readme_hand(page)
+    page.fill("#base", "30")
+    page.click("#key-clear")
+    page.reload()
+    expect(page.locator("#rules option")).not_to_have_count(0)
+    page.wait_for_function("document.querySelector('#examples-count').textContent !== ''")
+    assert page.evaluate(HAND_STATE)["concealed"] == []
+    expect(page.locator('#hand-editor .zones .tile-btn')).to_have_count(0)
+    expect(page.locator("#base")).to_have_value("30")  # the options the page showed stay
+    snap(page, f"keep-cleared-{size}")
+    assert not page.js_errors
+
+
+def test_a_corrected_photo_hand_keeps_its_photo_only_while_the_server_does(fake_server, new_page):
+    page = page_at(new_page, "laptop", fake_server + "/")
+    page.set_input_files("#photo-input", str(PHOTOS[0]))
+    expect(page.locator("#photo-status")).to_have_attribute("data-kind", "ok")
+    page.locator("#hand-editor .tile-btn.flagged").click()
+    page.click('#tile-sheet button.key[data-tile="7s"]')
+    before = page.evaluate(HAND_STATE)
+    page.reload()
+    expect(page.locator("#hand-editor .tile-btn.corrected")).to_have_attribute("data-tile", "7s")
+    assert page.evaluate(HAND_STATE) == before and before["photo"]
+    expect(page.locator("#annotated")).to_be_visible()
+    page.wait_for_function("document.querySelector('#annotated').naturalWidth > 0")
+    # the corrections are tied to the same photo's boxes: they still save
+    expect(page.locator("#save-corrections")).to_be_enabled()
+    page.click("#save-corrections")
+    expect(page.locator("#corrections-status")).to_have_attribute("data-kind", "ok")
+    snap(page, "keep-photo-laptop")
+    # a photo gone from the server: the tiles stay, the link goes
+    page.evaluate("""() => { const d = JSON.parse(sessionStorage.getItem('mahjong.score'));
+      const id = d.hand.photo.photo_id, gone = 'f'.repeat(64);
+      sessionStorage.setItem('mahjong.score', JSON.stringify(d).replaceAll(id, gone)); }""")
+    page.reload()
+    expect(page.locator("#corrections-row")).to_be_hidden()
+    expect(page.locator("#photo-figure")).to_be_hidden()
+    expect(page.locator("#hand-editor .tile-btn.flagged, #hand-editor .tile-btn.corrected")).to_have_count(0)
+    assert page.evaluate(HAND_STATE) == {**before, "photo": False}
+    assert '"photo":null' in page.evaluate("sessionStorage.getItem('mahjong.score')")
+    assert not page.js_errors
+
+
+def test_a_game_link_starts_its_own_hand_and_a_recorded_hand_is_not_kept(fake_server, new_page):
+    game = make_game(fake_server, ["甲keep", "乙", "丙", "丁"])
+    page = page_at(new_page, "laptop", fake_server + "/")
+    enter_readme_hand(page)  # a hand typed for no game
+    page.goto(f"{fake_server}/games/{game['id']}")
+    page.click("#score-link")
+    page.wait_for_url(f"**/?game={game['id']}")
+    expect(page.locator("#from-game")).to_have_value(game["id"])
+    page.wait_for_function("document.querySelector('#examples-count').textContent !== ''")
+    expect(page.locator('#hand-editor .zones .tile-btn')).to_have_count(0)  # not the stale hand
+    enter_readme_hand(page)
+    page.select_option("#seat-wind", "S")
+    page.select_option("#discarder", "W")
+    page.reload()  # the game's own hand comes back, with the game
+    expect(page.locator("#from-game")).to_have_value(game["id"])
+    expect(page.locator('#hand-editor [data-zone="winning"] .tile-btn')).to_have_attribute("data-tile", "3p")
+    expect(page.locator("#seat-wind")).to_have_value("S")
+    score_text(page)
+    page.click("#record-button")
+    expect(page.locator("#record-status")).to_have_attribute("data-kind", "ok")
+    page.click("#record-status a")
+    page.wait_for_url(f"**/games/{game['id']}")
+    page.click("#score-link")  # the next hand: the recorded one is not offered again
+    page.wait_for_url(f"**/?game={game['id']}")
+    page.wait_for_function("document.querySelector('#examples-count').textContent !== ''")
+    expect(page.locator("#from-game")).to_have_value(game["id"])
+    expect(page.locator('#hand-editor .zones .tile-btn')).to_have_count(0)
+    expect(page.locator("#from-game-line")).to_contain_text("2")  # hand 2 of the game
+    assert not page.js_errors

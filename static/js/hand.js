@@ -2,7 +2,8 @@
 // Every tile can be tapped to change its face, move it or remove it; the tile keyboard adds tiles.
 import { t } from "./i18n.js";
 import { el, clear, refill } from "./dom.js";
-import { tileImg, tileName, tileKeyboard, isSuited, isFlower, formatTiles, countTiles, parseTiles } from "./tiles.js";
+import { tileImg, tileName, tileKeyboard, isSuited, isFlower, formatTiles, countTiles, parseTiles,
+         TILESETS } from "./tiles.js";
 
 const MELD_TYPES = ["chi", "pong", "kong", "ankong"];
 const MELD_SIZE = { chi: 3, pong: 3, kong: 4, ankong: 4 };
@@ -19,6 +20,51 @@ function flagWhy(it) {
 
 function item(tile, extra = {}) {
   return { id: nextId++, tile, src: null, box: null, flagged: false, orig: null, ...extra };
+}
+
+// ---------- a kept hand (restore): anything stored is checked, since storage outlives page versions ----------
+
+/** One tile as the editor holds it: what parseTiles reads as exactly itself, or a photo's unread "back". */
+function isTile(x) {
+  if (x === "back") return true;
+  try {
+    const read = parseTiles(typeof x === "string" ? x : "?");
+    return read.length === 1 && read[0] === x;
+  } catch (e) {
+    return false;
+  }
+}
+
+const isBox = (b) => Array.isArray(b) && b.length === 4 && b.every(Number.isFinite);
+
+/** The kept photo link, or null where it is not one: its pictures must be of the photo it names. */
+function keptPhoto(p) {
+  if (!p || !/^[0-9a-f]{64}$/.test(p.photo_id) || !TILESETS.includes(p.tileset)) return null;
+  const own = (url) => typeof url === "string" && url.startsWith(`/photos/${p.photo_id}`);
+  return own(p.picture) && own(p.annotated)
+    ? { photo_id: p.photo_id, tileset: p.tileset, picture: p.picture, annotated: p.annotated } : null;
+}
+
+/** A kept tile as a new item (ids are this page's own); it keeps its box and reading only with a photo
+ * link, so a tile never names a photo the hand has not. Throws where it is not a tile. */
+function keptItem(x, photo) {
+  if (!x || !isTile(x.tile)) throw new Error("not a tile");
+  if (!photo || !Number.isInteger(x.src) || !isBox(x.box) || !isTile(x.orig)) return item(x.tile);
+  return item(x.tile, { src: x.src, box: x.box, orig: x.orig, flagged: x.flagged === true,
+                        confidence: Number.isFinite(x.confidence) ? x.confidence : undefined,
+                        reasons: Array.isArray(x.reasons) ? x.reasons.filter((r) => typeof r === "string") : [] });
+}
+
+function keptList(list, read) {
+  if (!Array.isArray(list)) throw new Error("not a list");
+  return list.map(read);
+}
+
+function keptMeld(m, photo) {
+  if (!m || !MELD_TYPES.includes(m.type) || !Array.isArray(m.tiles) || !m.tiles.length || m.tiles.length > 4) {
+    throw new Error("not a meld");
+  }
+  return { type: m.type, tiles: m.tiles.map((x) => keptItem(x, photo)) };
 }
 
 export class HandEditor {
@@ -78,8 +124,49 @@ export class HandEditor {
     }
     // the photo upright as it was read, unmarked: its pixels are the boxes' (a photo over 4096 px
     // is read shrunk), and no label covers the tile to check
-    this.photo = res.photo_id ? { photo_id: res.photo_id, tiles, tileset, picture: res.upright_url } : null;
+    this.photo = res.photo_id ? { photo_id: res.photo_id, tiles, tileset, picture: res.upright_url,
+                                  annotated: res.annotated_url || res.photo_url } : null;
     this.picture = null;
+    this.render();
+    this.changed();
+  }
+
+  /** The hand as plain data, to keep across a reload (undo history is not kept): the tiles, and where
+   * they came from a photo, the photo and each tile's box and first reading (corrections need them). */
+  saved() {
+    const p = this.photo;
+    return { state: this.state, removed: this.removedRecognized,
+             photo: p && { photo_id: p.photo_id, tileset: p.tileset, picture: p.picture, annotated: p.annotated } };
+  }
+
+  /** Fill the editor from saved(); throws, changing nothing, where `kept` is not such a hand. */
+  restore(kept) {
+    const s = kept && kept.state;
+    if (!s) throw new Error("no hand");
+    const photo = keptPhoto(kept.photo);
+    const tile = (x) => keptItem(x, photo);
+    const state = {
+      concealed: keptList(s.concealed, tile), flowers: keptList(s.flowers, tile), unplaced: keptList(s.unplaced, tile),
+      winning: s.winning === null ? null : tile(s.winning),
+      melds: keptList(s.melds, (m) => keptMeld(m, photo)),
+      winningGuessed: s.winningGuessed === true && !!s.winning,
+    };
+    this.state = state;
+    this.removedRecognized = photo && Number.isInteger(kept.removed) && kept.removed > 0 ? kept.removed : 0;
+    this.photo = photo;
+    this.picture = null;
+    this.undoStack = [];
+    this.render();
+    this.changed();
+  }
+
+  /** The photo is gone from the server: its tiles stay, as typed ones, tied to no photo. */
+  forgetPhoto() {
+    for (const it of this.allItems()) Object.assign(it, { src: null, box: null, orig: null, flagged: false });
+    this.photo = null;
+    this.picture = null;
+    this.removedRecognized = 0;
+    this.undoStack = []; // an undo would bring back tiles that name the photo
     this.render();
     this.changed();
   }

@@ -29,10 +29,15 @@ let openGames = []; // unfinished games, for "score from a game" and "record int
 let fromGame = null; // the game the hand is scored from: its dealer, 連莊, round and seat winds
 let lastResult = null; // {request, result, photo_id}
 let lastExamplesKey = null;
+let handRecorded = false; // the hand in the editor went into a game: it is no work to keep any more
 
 const editor = new HandEditor($("#hand-editor"), {
   // an edit makes the saved-corrections line out of date
-  onChange: () => { say(statusHand, ""); hideResult(); say($("#corrections-status"), ""); syncSaveCorrections(); },
+  onChange: () => {
+    say(statusHand, ""); hideResult(); say($("#corrections-status"), ""); syncSaveCorrections();
+    handRecorded = false;
+    saveDraft();
+  },
   onMessage: (text, kind) => say(statusHand, text, kind),
 });
 
@@ -48,11 +53,7 @@ async function recognize(file) {
   try {
     const res = await api("POST", "/api/recognize", form);
     editor.loadRecognition(res, $("#tileset").value);
-    const img = $("#annotated");
-    img.src = res.annotated_url || res.photo_url;
-    // a phone shows the photo small: one tap opens it full size, to zoom in on a label
-    $("#annotated-link").setAttribute("href", img.getAttribute("src"));
-    $("#photo-figure").hidden = false;
+    showPhoto(res.annotated_url || res.photo_url);
     const n = (res.tiles || []).length;
     say(statusPhoto, n ? t("recognized", { n }) : t("recognized_none"), n ? "ok" : "error");
     showAdaptPanel();
@@ -62,6 +63,14 @@ async function recognize(file) {
   } finally {
     $("#photo-section").removeAttribute("aria-busy");
   }
+}
+
+function showPhoto(url) {
+  const img = $("#annotated");
+  img.src = url;
+  // a phone shows the photo small: one tap opens it full size, to zoom in on a label
+  $("#annotated-link").setAttribute("href", img.getAttribute("src"));
+  $("#photo-figure").hidden = false;
 }
 
 $("#photo-input").addEventListener("change", (ev) => {
@@ -147,6 +156,8 @@ for (const id of ["#win-self", "#win-claimed", "#seat-wind"]) $(id).addEventList
 $("#rules").addEventListener("change", fillTableOptions);
 $("#caishen").addEventListener("change", () => { $("#caishen-error").hidden = true; $("#caishen").removeAttribute("aria-invalid"); });
 $("#context-form").addEventListener("change", hideResult);
+$("#context-form").addEventListener("input", saveDraft); // a typed 底 or 連莊 is kept before it is left
+$("#context-form").addEventListener("change", saveDraft);
 $("#context-form").addEventListener("submit", (ev) => ev.preventDefault());
 
 function buildRequest() {
@@ -500,7 +511,7 @@ async function chooseFromGame(id) {
   applyFromGame();
 }
 
-$("#from-game").addEventListener("change", (ev) => { hideResult(); chooseFromGame(ev.target.value); });
+$("#from-game").addEventListener("change", (ev) => { hideResult(); chooseFromGame(ev.target.value).then(saveDraft); });
 
 async function openRecord() {
   const section = $("#record-section");
@@ -572,12 +583,14 @@ $("#record-button").addEventListener("click", async () => {
     // "Recorded as hand 7 · 4 tai …": the hand's number and its 台 apart, never read as one number
     say(status, t("record_done", { n }) + (hand ? ` · ${handTaiText(hand)}` : ""), "ok");
     lastResult.recorded = true; // one scored hand goes into a game once
+    handRecorded = true;
     status.append(" ", el("a", { href: `/games/${encodeURIComponent(recordGame.id)}`, text: t("record_open") }));
     if (fromGame && fromGame.id === recordGame.id) {
       fromGame = res; // the next hand is scored from the game as it is now (dealer, 連莊 moved on)
       applyFromGame();
       recordGame = res;
     } else await loadRecordGame(false);
+    saveDraft(); // without the hand: a reload, or the game's next "score a hand", must not offer it again
   } catch (e) {
     if (e.status === 409) {
       if (fromGame && fromGame.id === recordGame.id) {
@@ -600,6 +613,95 @@ function handTaiText(h) {
   return extra > 0 ? t("hand_tai_plus_dealer", { hand: h.hand_tai, dealer: extra }) : t("hand_tai_only", { hand: h.hand_tai });
 }
 
+// ---------- the player's work across a reload or Back (sessionStorage: this tab only) ----------
+
+const DRAFT_KEY = "mahjong.score";
+const DRAFT_VERSION = 1; // a draft of another shape (an older page) is not read
+let draftRead = false; // nothing is kept before start has read the draft: it would write defaults over it
+const OPTION_FIELDS = ["rules", "seat-wind", "round-wind", "dealer", "discarder", "streak", "base", "per-tai",
+                       "bonus-tiles", "dice", "caishen"];
+
+/** The context form as typed (numbers as text: a wrong one is said on 算台, as before the reload). */
+function readOptions() {
+  return {
+    fields: Object.fromEntries(OPTION_FIELDS.map((id) => [id, $(`#${id}`).value])),
+    self_drawn: $("#win-self").checked,
+    flags: [...$("#flags").querySelectorAll("input:checked")].map((x) => x.name),
+  };
+}
+
+/** Put kept options back, each only where it fits this page now (a table, a tile, a wind it offers);
+ * fields a chosen game fills (disabled) keep the game's values: the game may have moved on. */
+function applyOptions(o) {
+  const fields = (o && o.fields) || {};
+  const put = (id) => {
+    const node = $(`#${id}`);
+    const v = fields[id];
+    if (typeof v !== "string" || v.length > 200 || node.disabled) return;
+    if (node.tagName === "SELECT" && ![...node.options].some((x) => x.value === v)) return;
+    node.value = v;
+  };
+  put("rules");
+  fillTableOptions(); // the table decides which flags, 寶牌, 骰 and 財神 the form has
+  OPTION_FIELDS.forEach(put);
+  const flags = Array.isArray(o && o.flags) ? o.flags : [];
+  for (const box of $("#flags").querySelectorAll("input")) box.checked = flags.includes(box.name);
+  $(o && o.self_drawn === true ? "#win-self" : "#win-claimed").checked = true;
+  syncWinHow();
+}
+
+function saveDraft() {
+  if (!draftRead) return;
+  const draft = { v: DRAFT_VERSION, game: fromGame ? fromGame.id : "", options: readOptions(),
+                  hand: handRecorded ? null : editor.saved() };
+  try {
+    sessionStorage.setItem(DRAFT_KEY, JSON.stringify(draft));
+  } catch (e) { /* storage full or turned off: the page works as it did without it */ }
+}
+
+/** The kept draft, or null where there is none or it is damaged or of an older page. */
+function loadDraft() {
+  try {
+    const d = JSON.parse(sessionStorage.getItem(DRAFT_KEY));
+    return d && d.v === DRAFT_VERSION && typeof d.game === "string" ? d : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+/** Whether this load shows the page again (reload, Back, Forward) rather than following a link to it. */
+function revisited() {
+  const nav = performance.getEntriesByType("navigation")[0];
+  return !!nav && (nav.type === "reload" || nav.type === "back_forward");
+}
+
+/** The draft to restore: a game page's "score a hand" link starts that game's hand, so a draft kept
+ * for no game or another one is not it; shown again (reload, Back), the page is what it was. */
+function draftFor(wanted) {
+  const d = loadDraft();
+  return d && (!wanted || d.game === wanted || revisited()) ? d : null;
+}
+
+/** The draft's hand into the editor; false, changing nothing, where it holds what is no hand. */
+function restoreHand(hand) {
+  if (!hand) return true; // recorded into a game: only the options were kept
+  try {
+    editor.restore(hand);
+  } catch (e) {
+    return false;
+  }
+  // the photo may be gone from the server since (its folder emptied by hand for room): the hand then
+  // keeps its tiles as typed ones, never a link to a photo that corrections or a game could not find
+  const photo = editor.photo;
+  if (photo) {
+    $("#annotated").addEventListener("error", () => {
+      if (editor.photo === photo) { editor.forgetPhoto(); $("#photo-figure").hidden = true; }
+    }, { once: true });
+    showPhoto(photo.annotated);
+  }
+  return true;
+}
+
 // ---------- start ----------
 
 async function start() {
@@ -618,7 +720,13 @@ async function start() {
   fillTableOptions();
   await loadGames();
   const wanted = new URLSearchParams(location.search).get("game"); // the game page's "score a hand" link
-  if (wanted && openGames.some((g) => g.id === wanted)) await chooseFromGame(wanted);
+  let draft = draftFor(wanted);
+  if (draft && !restoreHand(draft.hand)) draft = null; // ignored, as if none were kept
+  const game = draft ? draft.game : wanted;
+  if (game && openGames.some((g) => g.id === game)) await chooseFromGame(game);
+  if (draft) applyOptions(draft.options);
+  draftRead = true;
+  if (draft) saveDraft(); // as restored: what no longer fits (a finished game, a table gone) is dropped
   showAdaptPanel();
   try {
     const a = await get("/api/adapt");
