@@ -1047,6 +1047,31 @@ def test_live_view_says_a_win_is_a_win(fake_server, new_page, size):
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_live_win_is_scored_from_the_player_s_own_seat(fake_server, new_page, size):
+    """The live 台 once always took the player for the 東 dealer: a 南 player holding 蘭 (2f) was
+    told 5 台 with no seat flower. The win box asks the seat, round and dealer, and scores from them."""
+    page = page_at(new_page, size, fake_server + "/live")
+    page.click('#live-targets button[data-target="flowers"]')
+    page.click('#live-keyboard button.key[data-tile="2f"]')
+    page.evaluate(FEED, frame_png(360))
+    win = page.locator("#live-win")
+    expect(win).to_have_text("胡了！共 5 台")
+    expect(page.locator("#live-seat")).to_have_value("E")
+    expect(page.locator('#live-breakdown tr[data-entry="seat_flower"]')).to_have_count(0)
+    page.select_option("#live-seat", "S")
+    expect(win).to_have_text("胡了！共 6 台")
+    expect(page.locator('#live-breakdown tr[data-entry="seat_flower"]')).to_have_count(1)
+    expect(page.locator('#live-seat option[value="S"]')).to_have_text("南")
+    page.click("#lang-switch")
+    expect(page.locator('#live-seat option[value="S"]')).to_have_text("South")
+    expect(page.locator("#live-seat")).to_have_value("S")
+    no_horizontal_scroll(page)
+    page.locator("#win-box").scroll_into_view_if_needed()
+    snap(page, f"live-win-seat-{size}")
+    assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_one_damaged_game_leaves_the_others_listed(tmp_path, new_page, size):
     """A game whose record was damaged behind the server's back (its players no JSON) is listed
     with its error in the page's language, and every other game is still listed."""

@@ -1,10 +1,10 @@
 // live.html: about once a second, recognize the player's own hand and show shanten, waits and discards.
 import { initPage } from "./page.js";
-import { t, lang } from "./i18n.js";
+import { t, lang, windName } from "./i18n.js";
 import { el, clear, $, say, reveal } from "./dom.js";
 import { api, get, post } from "./api.js";
 import { tileImg, tileName, tileKeyboard, isSuited, isFlower, formatTiles, countTiles, parseTiles,
-         tileset, setTileset } from "./tiles.js";
+         tileset, setTileset, WINDS } from "./tiles.js";
 
 initPage();
 
@@ -123,7 +123,7 @@ function frameHand(res) {
     : (layout.melds || []).filter((m) => m.tiles).map((m) => ({ type: m.type, tiles: m.tiles }));
   const flowers = state.flowers.length ? formatTiles(state.flowers) : (layout.flowers || []).join("");
   const hand = { rules: $("#rules").value || "tw-standard", concealed: formatTiles(concealed), melds, flowers,
-                 self_drawn: $("#live-self").checked, context: { seen: formatTiles(state.seen) } };
+                 self_drawn: $("#live-self").checked, ...seat(), context: { seen: formatTiles(state.seen) } };
   if (layout.winning_tile) hand.winning_tile = layout.winning_tile; // the tile set apart is the drawn one
   return hand;
 }
@@ -133,8 +133,9 @@ async function scoreWin(res) {
   const hand = frameHand(res);
   const key = JSON.stringify(hand);
   if (state.win && state.win.key === key) { renderWin(state.win.result); return; }
-  // /api/live scored it already when the choice is its default (self-drawn, the best drawn tile)
-  const same = res.advice && res.advice.win && res.advice.self_drawn === hand.self_drawn && !hand.winning_tile;
+  // /api/live scored it already when the choice is its default (self-drawn, the best drawn tile, 東 seat and dealer)
+  const same = res.advice && res.advice.win && res.advice.self_drawn === hand.self_drawn && !hand.winning_tile
+    && Object.values(seat()).every((w) => w === "E");
   state.win = { key, result: same ? res.advice : null };
   if (state.win.result) { renderWin(state.win.result); return; }
   try {
@@ -161,7 +162,20 @@ function renderWin(result) {
   }
 }
 
-for (const id of ["#live-self", "#live-claimed"]) {
+/** The player's seat wind, the round wind and the dealer's seat, as chosen under the win (東 each by default). */
+function seat() {
+  return { seat_wind: $("#live-seat").value || "E", round_wind: $("#live-round").value || "E", dealer: $("#live-dealer").value || "E" };
+}
+
+function fillWinds() {
+  for (const sel of [$("#live-seat"), $("#live-round"), $("#live-dealer")]) {
+    const keep = sel.value || "E";
+    clear(sel).append(...WINDS.map((w) => el("option", { value: w, text: windName(w) })));
+    sel.value = keep;
+  }
+}
+
+for (const id of ["#live-self", "#live-claimed", "#live-seat", "#live-round", "#live-dealer"]) {
   $(id).addEventListener("change", () => { if (state.last) renderHints(state.last); });
 }
 
@@ -394,6 +408,7 @@ async function fillRules() {
 
 window.addEventListener("langchange", () => {
   sourceLine();
+  fillWinds();
   buildKeyboard();
   renderMine();
   fillRules();
@@ -417,6 +432,7 @@ $("#tileset").addEventListener("change", (ev) => {
 $("#rules").addEventListener("change", () => { state.win = null; if (state.last) renderHints(state.last); reanalyse(); });
 
 status("live_status_idle");
+fillWinds();
 buildKeyboard();
 renderMine();
 fillRules();

@@ -293,7 +293,7 @@ export default {
   live_cam_busy: "The camera is in use by another program; close it or upload photos",
   live_win: "Win! {tai} tai",
   live_win_how: "How",
-  live_win_hint: "These 17 tiles already win: no discard. Tai under the chosen rules",
+  live_win_hint: "These 17 tiles already win: no discard. Tai under the chosen rules, your seat wind, the round wind and the dealer",
   tiles_hk: { "7f": "Chrysanthemum (3)", "8f": "Bamboo flower (4)" },
 
   winds: { E: "East", S: "South", W: "West", N: "North" },

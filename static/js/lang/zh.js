@@ -295,7 +295,7 @@ export default {
   live_cam_busy: "相機正被別的程式使用，請關掉它或改用拍照上傳",
   live_win: "胡了！共 {tai} 台",
   live_win_how: "胡法",
-  live_win_hint: "手上 17 張已經成胡，不用打牌。台數依所選規則計算",
+  live_win_hint: "手上 17 張已經成胡，不用打牌。台數依所選規則和你的門風、圈風、莊家計算",
   tiles_hk: { "7f": "菊(3)", "8f": "竹(4)" },
 
   winds: { E: "東", S: "南", W: "西", N: "北" },
