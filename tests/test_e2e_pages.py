@@ -346,6 +346,22 @@ def test_english_switch(real_server, new_page):
     expect(page.locator("#live-status")).to_have_text("Not started")
 
 
+def test_a_missing_winning_tile_is_asked_for_in_plain_english(fake_server, new_page):
+    """Scoring before the winning tile is chosen: the English page once said "(winning_tile is
+    missing)", the API's field name; the player is asked for the tile in words, as in Chinese."""
+    page = new_page()
+    page.goto(fake_server + "/")
+    page.click("#lang-switch")
+    target(page, "concealed")
+    press(page, *[f"{n}m" for n in range(1, 10)], "1p", "2p", "3p", "4p", "5p", "7s", "7s")
+    page.click("#score-button")
+    expect(page.locator("#score-status")).to_have_text("Error: choose the winning tile")
+    page.click("#lang-switch")
+    page.click("#score-button")
+    expect(page.locator("#score-status")).to_have_text("錯誤：還沒選胡的那張牌")
+    assert not page.js_errors
+
+
 # ---------- (a) a real photo on the real server ----------
 
 def test_photo_on_real_server(real_server, new_page):
