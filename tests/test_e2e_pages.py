@@ -1275,6 +1275,19 @@ def test_the_pages_wordings_match_in_both_languages(fake_server, new_page):
     assert not page.js_errors
 
 
+def test_landmark_names_are_in_the_page_s_language(fake_server, new_page):
+    """A screen reader names the menu and the live picture: they were "main" and "video" on the
+    Chinese page too; each follows the language switch."""
+    page = page_at(new_page, "laptop", fake_server + "/live")
+    nav, video = page.locator("nav.top"), page.locator("#video-box")
+    expect(nav).to_have_attribute("aria-label", "主選單")
+    expect(video).to_have_attribute("aria-label", "畫面")
+    page.click("#lang-switch")
+    expect(nav).to_have_attribute("aria-label", "Main menu")
+    expect(video).to_have_attribute("aria-label", "Picture")
+    assert not page.js_errors
+
+
 def test_a_calibration_photo_is_checked_tile_by_tile_then_adapted_from(tmp_path, new_page):
     """The player lays out the 42 faces, uploads the photo, sees each tile cut from it above the
     tile it will be learnt as, and adapts from it; a photo of another count says how many it found."""

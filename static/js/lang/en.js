@@ -6,6 +6,7 @@ export default {
   nav_games: "Games",
   lang_switch: "中文",
   lang_switch_label: "切換成中文",
+  nav_label: "Main menu",
   loading: "Working…",
   error_prefix: "Error: ",
   network_error: "Cannot reach the server",
@@ -181,6 +182,7 @@ export default {
   stale_reloaded: "Someone else updated the game; it was reloaded, please check again",
 
   live_title: "Live wait hints",
+  live_video_label: "Picture",
   live_source: "Video source",
   src_server: "Table camera",
   src_browser: "This device's camera",

@@ -6,6 +6,7 @@ export default {
   nav_games: "牌局紀錄",
   lang_switch: "English",
   lang_switch_label: "Switch to English",
+  nav_label: "主選單",
   loading: "處理中…",
   error_prefix: "錯誤：",
   network_error: "無法連線到伺服器",
@@ -181,6 +182,7 @@ export default {
 
   // live
   live_title: "即時聽牌提示",
+  live_video_label: "畫面",
   live_source: "影像來源",
   src_server: "桌邊攝影機",
   src_browser: "這台裝置的相機",
