@@ -1062,6 +1062,21 @@ def test_live_view_says_a_win_is_a_win(fake_server, new_page, size):
     assert not page.js_errors
 
 
+def test_live_count_tells_the_picture_from_the_melds_entered(fake_server, new_page):
+    """16 tiles on camera and a pong typed in: the page once said "19 tiles seen" (and "3 tiles
+    seen" of a picture with none); it says what the picture holds and what the player added."""
+    page = page_at(new_page, "laptop", fake_server + "/live")
+    page.click('#live-targets button[data-target="pong"]')
+    page.click('#live-keyboard button.key[data-tile="E"]')
+    page.evaluate(FEED, frame_png(320))
+    expect(page.locator("#live-message")).to_have_text("照片裡 16 張牌，加上輸入的副露 1 組，共 19 張；一手牌是 16 或 17 張")
+    page.click("#lang-switch")
+    page.evaluate(FEED, frame_png(320))
+    expect(page.locator("#live-message")).to_have_text(
+        "16 tiles in the picture and 1 meld(s) entered make 19; a hand has 16 or 17")
+    assert not page.js_errors
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_live_win_is_scored_from_the_player_s_own_seat(fake_server, new_page, size):
     """The live 台 once always took the player for the 東 dealer: a 南 player holding 蘭 (2f) was

@@ -51,6 +51,7 @@ def analyse(reading: dict, seen: str, melds: list | None, flowers: str | None, r
     if drawn:
         concealed.append(drawn)  # in live play the set-apart tile is the drawn one
     unreadable = False
+    entered_melds = bool(melds)  # the player typed them; else the frame's own melds count
     if melds is None:
         melds, unreadable = _layout_melds(layout)
     if flowers is None:
@@ -60,6 +61,9 @@ def analyse(reading: dict, seen: str, melds: list | None, flowers: str | None, r
     if unreadable:
         return _say(out, "a concealed kong could not be read; enter it under melds", code="live_kong_unreadable")
     if count not in (16, 17):
+        if entered_melds:  # "3 tiles seen" of a picture that held none read wrong: the picture and the melds apart
+            return _say(out, f"{len(concealed)} tiles in the picture and {len(melds)} meld(s) entered make {count}; "
+                        "a hand has 16 or 17", code="live_count_melds", n=len(concealed), melds=len(melds), total=count)
         return _say(out, f"{count} tiles seen; a hand has 16 or 17", code="live_count", n=count)
     hand = {"rules": rules, "concealed": " ".join(concealed), "melds": melds, "flowers": flowers,
             "context": {"seen": seen}}
