@@ -1703,3 +1703,28 @@ def test_a_game_link_starts_its_own_hand_and_a_recorded_hand_is_not_kept(fake_se
     expect(page.locator('#hand-editor .zones .tile-btn')).to_have_count(0)
     expect(page.locator("#from-game-line")).to_contain_text("2")  # hand 2 of the game
     assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_recorded_hand_scored_again_is_not_recorded_twice(fake_server, new_page, size):
+    """Score, record, then Score again with the same tiles: the record button stays off and says
+    why; a changed tile makes it another hand, which records."""
+    game = make_game(fake_server, [f"阿明{size}", "小華", "美玲", "志強"], hands=[])
+    page = page_at(new_page, size, f"{fake_server}/games/{game['id']}")
+    page.click("#score-link")
+    page.wait_for_url(f"**/?game={game['id']}")
+    enter_readme_hand(page)
+    page.click("#score-button")
+    page.click("#record-button")
+    expect(page.locator("#record-status")).to_contain_text("已記到第 1 手")
+    page.click("#score-button")
+    expect(page.locator("#record-status")).to_have_text("這手牌已經記過了：換上下一手的牌再算台，才能再記")
+    expect(page.locator("#record-button")).to_be_disabled()
+    assert len(page.request.get(f"{fake_server}/api/games/{game['id']}").json()["hands"]) == 1
+    snap(page, f"score-recorded-once-{size}")
+    page.click("#key-undo")  # another hand: 45p won on 6p instead of 3p
+    target(page, "winning")
+    press(page, "6p")
+    page.click("#score-button")
+    expect(page.locator("#record-button")).to_be_enabled()
+    expect(page.locator("#record-status")).to_have_text("")

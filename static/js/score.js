@@ -225,7 +225,8 @@ async function scoreHand() {
   try {
     const result = await post("/api/score", req);
     const photoId = editor.photo ? editor.photo.photo_id : null;
-    lastResult = { request: req, result, photo_id: photoId };
+    // the same tiles scored again after recording are the same hand: recorded once (a changed tile starts anew)
+    lastResult = { request: req, result, photo_id: photoId, recorded: handRecorded };
     renderResult(result, req);
     if (result.win) openRecord();
     $("#result-section").scrollIntoView({ behavior: "smooth", block: "start" });
@@ -523,6 +524,7 @@ async function openRecord() {
   sel.disabled = !!fromGame; // scored from a game: recorded into that game
   $("#record-button").disabled = !openGames.length || !!(lastResult && lastResult.recorded);
   if (!openGames.length) { say($("#record-status"), t("record_no_games")); recordGame = null; return; }
+  if (lastResult && lastResult.recorded) say($("#record-status"), t("record_already"));
   await loadRecordGame(true);
 }
 

@@ -177,6 +177,7 @@ export default {
   record_discarder: "Discarder",
   record_self_drawn: "Self-drawn",
   record_button: "Record this hand",
+  record_already: "This hand is recorded already: change its tiles and score again to record the next one",
   record_done: "Recorded as hand {n}",
   record_open: "Open the game",
   stale_reloaded: "Someone else updated the game; it was reloaded, please check again",

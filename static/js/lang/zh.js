@@ -176,6 +176,7 @@ export default {
   record_discarder: "放槍者",
   record_self_drawn: "自摸",
   record_button: "記下這一手",
+  record_already: "這手牌已經記過了：換上下一手的牌再算台，才能再記",
   record_done: "已記到第 {n} 手",
   record_open: "打開牌局",
   stale_reloaded: "牌局剛被別人更新過，已重新載入，請再確認一次",
