@@ -195,7 +195,7 @@ export default {
   live_file_help: "Each photo updates the hints",
   live_status_idle: "Not started",
   live_status_running: "Recognizing about once a second",
-  live_recognized: "Tiles seen",
+  live_recognized: "Your tiles, as read",
   live_shanten: "Shanten",
   shanten_ready: "Ready!",
   shanten_n: "{n} away from ready",

@@ -195,7 +195,7 @@ export default {
   live_file_help: "每拍一張就更新一次",
   live_status_idle: "尚未開始",
   live_status_running: "辨識中，約每秒一次",
-  live_recognized: "看到的牌",
+  live_recognized: "讀到的手牌",
   live_shanten: "向聽數",
   shanten_ready: "聽牌！",
   shanten_n: "還差 {n} 向聽",
