@@ -4,6 +4,7 @@ import { t, windName, lang } from "./i18n.js";
 import { el, clear, $, say, reveal, typedNumber } from "./dom.js";
 import { api, get, post, ApiError } from "./api.js";
 import { HandEditor } from "./hand.js";
+import { keepDraft, keptDraft, revisited } from "./draft.js";
 import { initCalibration, showKept } from "./calibration.js";
 import { TILES, WINDS, tileImg, tileName, parseTiles, tileRow, tileset, setTileset } from "./tiles.js";
 
@@ -615,7 +616,7 @@ function handTaiText(h) {
   return extra > 0 ? t("hand_tai_plus_dealer", { hand: h.hand_tai, dealer: extra }) : t("hand_tai_only", { hand: h.hand_tai });
 }
 
-// ---------- the player's work across a reload or Back (sessionStorage: this tab only) ----------
+// ---------- the player's work across a reload or Back (draft.js) ----------
 
 const DRAFT_KEY = "mahjong.score";
 const DRAFT_VERSION = 1; // a draft of another shape (an older page) is not read
@@ -654,34 +655,16 @@ function applyOptions(o) {
 
 function saveDraft() {
   if (!draftRead) return;
-  const draft = { v: DRAFT_VERSION, game: fromGame ? fromGame.id : "", options: readOptions(),
-                  hand: handRecorded ? null : editor.saved() };
-  try {
-    sessionStorage.setItem(DRAFT_KEY, JSON.stringify(draft));
-  } catch (e) { /* storage full or turned off: the page works as it did without it */ }
-}
-
-/** The kept draft, or null where there is none or it is damaged or of an older page. */
-function loadDraft() {
-  try {
-    const d = JSON.parse(sessionStorage.getItem(DRAFT_KEY));
-    return d && d.v === DRAFT_VERSION && typeof d.game === "string" ? d : null;
-  } catch (e) {
-    return null;
-  }
-}
-
-/** Whether this load shows the page again (reload, Back, Forward) rather than following a link to it. */
-function revisited() {
-  const nav = performance.getEntriesByType("navigation")[0];
-  return !!nav && (nav.type === "reload" || nav.type === "back_forward");
+  keepDraft(DRAFT_KEY, DRAFT_VERSION, { game: fromGame ? fromGame.id : "", options: readOptions(),
+                                       hand: handRecorded ? null : editor.saved() });
 }
 
 /** The draft to restore: a game page's "score a hand" link starts that game's hand, so a draft kept
  * for no game or another one is not it; shown again (reload, Back), the page is what it was. */
 function draftFor(wanted) {
-  const d = loadDraft();
-  return d && (!wanted || d.game === wanted || revisited()) ? d : null;
+  const d = keptDraft(DRAFT_KEY, DRAFT_VERSION);
+  if (!d || typeof d.game !== "string") return null;
+  return !wanted || d.game === wanted || revisited() ? d : null;
 }
 
 /** The draft's hand into the editor; false, changing nothing, where it holds what is no hand. */
