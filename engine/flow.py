@@ -266,8 +266,8 @@ def apply_result(state: GameState, result: Mapping, flow_rules: FlowRules) -> Ga
     _no_unknown_keys("a draw result", result, ["type", "counting_kong"])
     if flow_rules.draw_rule == "yueqing":
         if "counting_kong" not in result:
-            raise HandError("a drawn hand under the Yueqing rules must say whether a kong other than of white dragons (白皮) "
-                            "was made ('counting_kong')",
+            raise HandError("a drawn hand under the Yueqing rules must say whether a kong other than of white "
+                            "dragons (白皮) was made ('counting_kong')",
                             code="draw_counting_kong")
         if _flag("counting_kong", result["counting_kong"]):
             return _pass_deal(state, flow_rules)

@@ -289,12 +289,14 @@ class Hand:
                             code="robbing_kong_copies", tile=tile_name(self.winning_tile),
                             tile_zh=zh_name(self.winning_tile))
         if ctx.first_turn and any(m.type != "ankong" for m in self.melds):
-            raise HandError("a first-turn win (heavenly, earthly or human: 天胡/地胡/人胡) cannot follow a chi, pong or open kong",
+            raise HandError("a first-turn win (heavenly, earthly or human: 天胡/地胡/人胡) cannot follow a chi, "
+                            "pong or open kong",
                             code="first_turn_open_meld")
         if ctx.ippatsu and not ctx.declared_ready:
             raise HandError("a one-shot win (一發) needs a declared ready hand", code="ippatsu_not_declared")
         if (ctx.heavenly_ready or ctx.earthly_ready) and any(m.type != "ankong" for m in self.melds):
-            raise HandError("a heavenly or earthly ready hand (天聽/地聽) cannot follow a chi, pong or open kong", code="early_ready_open_meld")
+            raise HandError("a heavenly or earthly ready hand (天聽/地聽) cannot follow a chi, pong or open kong",
+                            code="early_ready_open_meld")
 
     def winning_tile_name(self) -> str | None:
         return tile_name(self.winning_tile) if self.winning_tile is not None else None

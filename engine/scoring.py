@@ -65,14 +65,15 @@ def _check_table_context(hand: Hand, settings: dict) -> None:
     """Context flags that the table's own source rules out for this hand."""
     ctx = hand.context
     if ctx.heavenly_ready and settings.get("heavenly_ready_dealer_only") and not hand.is_dealer:
-        raise HandError("a heavenly ready hand (天聽) is the dealer's under this table: ready from the first discard", code="heavenly_ready_dealer")
+        raise HandError("a heavenly ready hand (天聽) is the dealer's under this table: ready from the first discard",
+                        code="heavenly_ready_dealer")
     if ctx.kong_replacement:
         sources = {m.type for m in hand.melds if m.is_kong} | ({"flower"} if hand.flowers else set())
         if not settings.get("open_kong_replacement_wins"):
             sources.discard("kong")
         if not sources:
-            raise HandError("a win on a replacement tile (槓上開花) needs a replacement draw this hand could win on: a concealed or added kong "
-                            "(暗槓/加槓) or a flower; the draw after an open kong of a discard (明槓) cannot win here",
+            raise HandError("a win on a replacement tile (槓上開花) needs a replacement draw this hand could win on: "
+                            "a concealed or added kong (暗槓/加槓) or a flower; the draw after an open kong of a discard (明槓) cannot win here",
                             code="kong_replacement_source")
 
 
@@ -152,9 +153,11 @@ def score(hand: Hand, table: RuleTable | None = None) -> dict:
     s = table.settings
     _check_table_context(hand, s)
     if s.get("limit_ready") and not hand.context.declared_ready:
-        return _not_a_win("this table plays declared ready only (限聽): a win needs a declared ready hand (宣告聽牌)", code="limit_ready")
+        return _not_a_win("this table plays declared ready only (限聽): a win needs a declared ready hand (宣告聽牌)",
+                          code="limit_ready")
     if s.get("self_draw_only") and not hand.self_drawn:
-        return _not_a_win("this table plays self-draw only (限自摸): only self-drawn wins count", code="self_draw_only")
+        return _not_a_win("this table plays self-draw only (限自摸): only self-drawn wins count",
+                          code="self_draw_only")
     candidates = candidate_readings(hand, table)
     if not candidates:
         return _not_a_win("the tiles do not form five sets and a pair", code="no_win_shape")

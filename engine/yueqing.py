@@ -210,10 +210,12 @@ def _check_hand(hand: Hand, table) -> tuple[int, int]:
     """Raise HandError for what 乐清 forbids; return (財神 kind, flower kind)."""
     cs = hand.context.caishen
     if cs is None:
-        raise HandError("Yueqing (乐清) scoring needs the wild tile (財神): give context.caishen (the tile turned up from the wall)",
+        raise HandError("Yueqing (乐清) scoring needs the wild tile (財神): give context.caishen (the tile turned up "
+                        "from the wall)",
                         code="caishen_missing")
     if isinstance(cs, bool) or not isinstance(cs, int) or not 0 <= cs < NUM_KINDS:
-        raise HandError(f"the wild tile (財神) must be a playing tile, got {short_repr(cs)}", code="caishen_not_tile", value=cs)
+        raise HandError(f"the wild tile (財神) must be a playing tile, got {short_repr(cs)}", code="caishen_not_tile",
+                        value=cs)
     flower = flower_kind(cs)
     for f in hand.flowers:
         if f != flower:
@@ -232,7 +234,8 @@ def _check_hand(hand: Hand, table) -> tuple[int, int]:
                         tile=tile_name(flower), tile_zh=zh_name(flower))
     hand.validate(hand_size=table.hand_size)
     if hand.dealer != 0:  # seed 004 §二: 庄家永远是"东"家 (seat winds count from the dealer)
-        raise HandError(f"the Yueqing dealer always sits East (seed 004); the dealer given sits {WIND_NAMES[hand.dealer]}",
+        raise HandError("the Yueqing dealer always sits East (seed 004); the dealer given sits "
+                        f"{WIND_NAMES[hand.dealer]}",
                         code="yueqing_dealer_east", dealer=WIND_NAMES[hand.dealer], dealer_zh="東南西北"[hand.dealer])
     if hand.context.kong_replacement and not any(m.is_kong for m in hand.melds) and not hand.flowers:
         # seed 004: 杠杠胡 = 开杠抓进的牌成胡; with no kong (nor a flower laid out) nothing was drawn in replacement
