@@ -21,7 +21,8 @@ from .hand import WIND_NAMES, Hand
 from .patterns import DEALER_PATTERNS, PATTERNS, Features
 from .readings import Reading, Set, readings
 from .rules import RuleTable, load_table
-from .settlement import dealer_tai as dealer_tai_total, settle_taiwan
+from .settlement import dealer_involved, settle_taiwan
+from .settlement import dealer_tai as dealer_tai_total
 from .tiles import is_flower, tile_name, to_counts, zh_name
 from .yueqing import score_yueqing
 
@@ -139,8 +140,11 @@ def _count_entries(features: Features, table: RuleTable) -> list[tuple]:
     return counted
 
 
-def _dealer_involved(hand: Hand) -> bool:
-    return hand.is_dealer or hand.self_drawn or hand.discarder == hand.dealer
+def _dealer_involved(hand: Hand, settings: dict) -> bool:
+    if not hand.self_drawn and hand.discarder is None:  # won on a discard not named: the dealer's own win only
+        return hand.is_dealer
+    return dealer_involved(winner=hand.seat_wind, discarder=None if hand.self_drawn else hand.discarder,
+                           dealer=hand.dealer, on_self_draw=settings.get("dealer_tai_on_self_draw", True))
 
 
 def score(hand: Hand, table: RuleTable | None = None) -> dict:
@@ -162,7 +166,7 @@ def score(hand: Hand, table: RuleTable | None = None) -> dict:
     if not candidates:
         return _not_a_win("the tiles do not form five sets and a pair", code="no_win_shape")
     wait_count = possible_waits(hand)
-    involved = _dealer_involved(hand)
+    involved = _dealer_involved(hand, s)
     best = None
     for reading in candidates:
         counted = _count_entries(Features(hand, reading, wait_count), table)
@@ -202,6 +206,7 @@ def _payments(hand: Hand, table: RuleTable, hand_tai: int, d_tai: int) -> dict |
     base, per_tai = hand.stakes
     deltas = settle_taiwan(winner=hand.seat_wind, discarder=None if hand.self_drawn else hand.discarder,
                            dealer=hand.dealer, hand_tai=hand_tai, dealer_tai=d_tai,
-                           base=base, per_tai=per_tai)
+                           base=base, per_tai=per_tai,
+                           dealer_pays_self_draw=table.settings.get("dealer_tai_on_self_draw", True))
     factor = 2 ** hand.context.dice_doubles if table.settings.get("dice_doubling") else 1
     return {WIND_NAMES[seat]: v * factor for seat, v in sorted(deltas.items())}

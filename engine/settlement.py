@@ -58,15 +58,39 @@ def _collect(winner: int, payments: dict[int, Real]) -> dict[int, Real]:
     return deltas
 
 
+def dealer_pays(payer: int, *, winner: int, discarder: int | None, dealer: int, on_self_draw: bool = True) -> bool:
+    """Whether the dealer 台 count on this payer's payment: the dealer wins (every payer adds them),
+    or the dealer pays: dealing in, or one of three payers of another's self-draw, which seed 001's
+    莊家 row (胡牌或者是放槍) leaves out and common practice counts (a table setting, on_self_draw).
+
+    >>> [dealer_pays(0, winner=2, discarder=None, dealer=0, on_self_draw=x) for x in (True, False)]
+    [True, False]
+    >>> dealer_pays(1, winner=0, discarder=None, dealer=0, on_self_draw=False)  # the dealer's own self-draw
+    True
+    """
+    if dealer == winner:
+        return True
+    return dealer == payer and (discarder == dealer or (discarder is None and on_self_draw))
+
+
+def dealer_involved(*, winner: int, discarder: int | None, dealer: int, on_self_draw: bool = True) -> bool:
+    """Whether any payment of this win carries the dealer 台 (see dealer_pays)."""
+    payers = [discarder] if discarder is not None else [s for s in SEATS if s != winner]
+    return any(dealer_pays(p, winner=winner, discarder=discarder, dealer=dealer, on_self_draw=on_self_draw)
+               for p in payers)
+
+
 def settle_taiwan(*, winner: int, discarder: int | None, dealer: int, hand_tai: int,
-                  dealer_tai: int, base: int | float, per_tai: int | float) -> dict[int, float]:
+                  dealer_tai: int, base: int | float, per_tai: int | float,
+                  dealer_pays_self_draw: bool = True) -> dict[int, float]:
     """Deltas for one Taiwanese hand: each payer pays 底 + 台 × per-台 amount (seed 002).
 
     A claimed win (``discarder`` given) is paid by the discarder alone; a self-draw
     (``discarder=None``) by each of the other three (seed 002 §8). ``hand_tai`` counts on every
     payment. ``dealer_tai`` (莊家 1 + 連莊拉莊 2N, see :func:`dealer_tai`) counts only on a
     payment between the dealer and another seat: when the dealer wins every payer adds it, when
-    someone else wins only the dealer adds it, and only if the dealer is paying.
+    someone else wins only the dealer adds it, and only if the dealer is paying (on another's
+    self-draw only with ``dealer_pays_self_draw``, the common practice: see :func:`dealer_pays`).
 
     The deltas sum to zero exactly for integer amounts (and binary fractions such as 0.5);
     other float amounts carry ordinary float rounding.
@@ -80,6 +104,12 @@ def settle_taiwan(*, winner: int, discarder: int | None, dealer: int, hand_tai: 
 
     >>> settle_taiwan(winner=2, discarder=None, dealer=0, hand_tai=2, dealer_tai=1, base=50, per_tai=20)
     {0: -110, 1: -90, 2: 290, 3: -90}
+
+    A table whose dealer pays no dealer 台 on another's self-draw:
+
+    >>> settle_taiwan(winner=2, discarder=None, dealer=0, hand_tai=2, dealer_tai=1, base=50, per_tai=20,
+    ...               dealer_pays_self_draw=False)
+    {0: -90, 1: -90, 2: 270, 3: -90}
     """
     _check_winner_discarder(winner, discarder)
     _check_seat("dealer", dealer)
@@ -91,7 +121,8 @@ def settle_taiwan(*, winner: int, discarder: int | None, dealer: int, hand_tai: 
     payers = [discarder] if discarder is not None else [s for s in SEATS if s != winner]
     payments = {}
     for payer in payers:
-        tai = hand_tai + (dealer_tai if dealer in (winner, payer) else 0)
+        paid = dealer_pays(payer, winner=winner, discarder=discarder, dealer=dealer, on_self_draw=dealer_pays_self_draw)
+        tai = hand_tai + (dealer_tai if paid else 0)
         payments[payer] = base + tai * per_tai
     return _collect(winner, payments)
 

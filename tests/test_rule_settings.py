@@ -103,3 +103,22 @@ def test_every_setting_says_where_it_comes_from(path):
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     for key, value in data.get("settings", {}).items():
         assert isinstance(value, dict) and len(value.get("note", "")) > 20, f"{path.name}: {key} has no note"
+
+
+@pytest.mark.parametrize("rules", ["platform-tai", "tw-standard"])
+def test_dealer_tai_on_another_s_self_draw(tmp_path, rules):
+    """Seed 001 counts 莊家 and 連莊拉莊 when the dealer 胡牌或者是放槍; a non-dealer's self-draw, which the
+    dealer pays with the others, is the common practice's (dealer_tai_on_self_draw), off by setting."""
+    hand = {**A, "discarder": None, "self_drawn": True, "streak": 2}
+    result = score(Hand.from_dict({**hand, "rules": rules}))
+    assert (result["payments"]["E"], result["payments"]["W"], result["payments"]["N"]) == (-260, -160, -160)
+    assert result["dealer_tai"] == 5 and result["tai"] == result["hand_tai"] + 5
+    path = tmp_path / "variant.toml"
+    path.write_text(f'[table]\nid = "variant"\nextends = "{rules}"\n[settings]\ndealer_tai_on_self_draw = false\n',
+                    encoding="utf-8")
+    off = score(Hand.from_dict({**hand, "rules": str(path)}))
+    assert (off["payments"]["E"], off["payments"]["W"], off["payments"]["N"]) == (-160, -160, -160)
+    assert off["tai"] == off["hand_tai"]
+    # the dealer's own win and a deal-in by the dealer still carry them
+    dealer_in = score(Hand.from_dict({**A, "discarder": "E", "streak": 2, "rules": str(path)}))
+    assert dealer_in["payments"]["E"] == -(100 + (dealer_in["hand_tai"] + 5) * 20)

@@ -17,7 +17,7 @@ from numbers import Real
 from engine.errors import HandError, short_repr
 from engine.flow import FlowRules, GameState, apply_result, new_game, seat_wind
 from engine.rules import RuleTable, load_table, table_names
-from engine.settlement import dealer_tai, settle_taiwan, settle_yueqing
+from engine.settlement import dealer_involved, dealer_tai, settle_taiwan, settle_yueqing
 
 from .jsonsafe import depth
 from .photos import PHOTO_ID
@@ -208,9 +208,11 @@ def settle(setup: dict, table: RuleTable, state: GameState, hand: dict) -> dict:
         return {"deltas": {s: v * setup["base"] for s, v in points.items()},
                 "hand_tai": tai, "dealer_tai": 0, "tai": tai}
     d_tai = table_dealer_tai(table, state.streak)
+    on_self_draw = table.settings.get("dealer_tai_on_self_draw", True)
     deltas = settle_taiwan(winner=winner, discarder=discarder, dealer=state.dealer, hand_tai=tai,
-                           dealer_tai=d_tai, base=setup["base"], per_tai=setup["per_tai"])
-    involved = state.dealer == winner or discarder is None or discarder == state.dealer
+                           dealer_tai=d_tai, base=setup["base"], per_tai=setup["per_tai"],
+                           dealer_pays_self_draw=on_self_draw)
+    involved = dealer_involved(winner=winner, discarder=discarder, dealer=state.dealer, on_self_draw=on_self_draw)
     return {"deltas": deltas, "hand_tai": tai, "dealer_tai": d_tai,
             "tai": tai + (d_tai if involved else 0)}
 
