@@ -400,7 +400,8 @@ def _fixes_line(ev: dict) -> str:
     if not ev.get("label_fixes"):
         return "Scored on the labels as published."
     return (f"Scored with {ev['label_fixes']} reviewed label fixes (`training/label_fixes.json`): labels that contradict "
-            "the printed tile (four dots labelled 5p, 伍萬 labelled 5p) or repeat another label on the same tile. "
+            "the printed tile (four dots labelled 5p, 伍萬 labelled 5p) or repeat another label on the same tile, "
+            "and whole face-up tiles the labels leave out (`add`). "
             "Only tiles where the model and the label disagreed were reviewed, so the fixes can only raise the "
             "figures; the last column scores the same predictions on the labels as published.\n")
 
