@@ -78,6 +78,8 @@ def test_a_hand_with_a_blob_where_text_belongs_is_read_not_a_500(tmp_path, colum
 @pytest.mark.parametrize("name, code", [("A\u202eB", "player_name_control"), ("\u2067Bo", "player_name_control"),
                                         ("a\x1b[31m", "player_name_control"), ("a\x00", "player_name_control"),
                                         ("a\tb", "player_name_control"), ("a\u2028b", "player_name_control"),
+                                        ("A\u200f", "player_name_control"), ("A\u061c", "player_name_control"),
+                                        ("\u200eBo", "player_name_control"),
                                         ("\u200b", "player_name_empty"), ("\u0301\u0301", "player_name_empty"),
                                         ("\ufeff", "player_name_empty")])
 def test_a_name_that_hides_or_reorders_text_is_refused_for_a_new_game(tmp_path, name, code):

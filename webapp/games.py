@@ -90,10 +90,11 @@ def same_names(players: list[str]) -> str | None:
 
 
 # Characters a name must not hold: they are not shown but change what is shown around the name
-# (a right-to-left override turns "+120" beside it into "021+"; NUL, ESC and line breaks reach
-# the CSV export and a terminal as they are). New games only: an export of a game recorded before
-# this check imports again as it was.
-BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# (a right-to-left override turns "+120" beside it into "021+", a right-to-left or Arabic letter
+# mark into "120+"; NUL, ESC and line breaks reach the CSV export and a terminal as they are). New
+# games only: an export of a game recorded before this check imports again as it was.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+                          "\u200e\u200f\u061c")  # the marks: LRM, RLM, ALM
 
 
 def _hidden_control(ch: str) -> bool:
