@@ -1728,3 +1728,34 @@ def test_a_recorded_hand_scored_again_is_not_recorded_twice(fake_server, new_pag
     page.click("#score-button")
     expect(page.locator("#record-button")).to_be_enabled()
     expect(page.locator("#record-status")).to_have_text("")
+
+
+def test_an_edit_follows_its_hand_when_an_earlier_one_goes(fake_server, new_page):
+    """Editing hand 3, the player deletes hand 1: the edit is now of hand 2 (the same hand) and
+    saving it changes that hand, never the one after it. Deleted on another phone, the edit stops."""
+    draw = {"type": "draw"}
+    wins = [{"type": "win", "winner": w, "discarder": (w + 1) % 4, "tai": t} for w, t in ((1, 1), (2, 2), (3, 3), (1, 4))]
+    game = make_game(fake_server, ["甲", "乙", "丙", "丁"], hands=wins)
+    base = f"{fake_server}/api/games/{game['id']}"
+    page = page_at(new_page, "laptop", f"{fake_server}/games/{game['id']}")
+    page.on("dialog", lambda d: d.accept())
+    page.clock.install()  # polling runs only when the test lets time pass
+    page.locator('#history tr[data-hand="3"] [data-action="edit"]').click()
+    expect(page.locator("#tai")).to_have_value("3")
+    page.locator('#history tr[data-hand="1"] [data-action="delete"]').click()
+    expect(page.locator("#history tbody tr[data-hand]")).to_have_count(3)
+    expect(page.locator("#add-hand")).to_have_text("更新第 2 手")
+    page.fill("#tai", "5")
+    page.click("#add-hand")
+    expect(page.locator("#add-hand")).to_have_text("記下")
+    hands = page.request.get(base).json()["hands"]
+    assert [(h["winner"], h["hand_tai"]) for h in hands] == [(2, 2), (3, 5), (1, 4)]
+    # another phone deletes the hand being edited: the edit stops and says why
+    page.locator('#history tr[data-hand="2"] [data-action="edit"]').click()
+    r = page.request.delete(f"{base}/hands/2", headers=FETCH, data={"version": page.request.get(base).json()["version"]})
+    assert r.ok, r.text()
+    page.clock.run_for(3500)
+    expect(page.locator("#history tbody tr[data-hand]")).to_have_count(2)
+    expect(page.locator("#form-status")).to_have_text("正在修改的那一手在別的手機上被改過或刪除了，修改已取消")
+    expect(page.locator("#add-hand")).to_have_text("記下")
+    assert not page.js_errors

@@ -13,6 +13,8 @@ const POLL_MS = 3000;
 let game = null;
 let tables = [];
 let editing = null; // the hand number being edited, or null
+let editingWhich = null; // that hand as recorded: an earlier hand deleted (here or on another phone) renumbers it
+let savingEdit = false; // the edit itself is being saved: the hand changes as meant, no need to find it again
 
 const base = `/api/games/${encodeURIComponent(gameId)}`;
 $("#export-csv").href = `${base}/export.csv`;
@@ -49,6 +51,7 @@ function render() {
   game.players.forEach((name, i) => legend.append(el("span", { style: `--c: ${COLORS[i]}`, text: name })));
 
   renderHistory();
+  followEditedHand();
   fillPlayerSelects(windsOf(editing));  // the choices kept, their names in the page's language
   $("#add-hand").disabled = st.finished && editing === null;
 }
@@ -179,14 +182,34 @@ $("#hand-form").addEventListener("submit", async (ev) => {
     if (hand.photo_id) body.photo_id = hand.photo_id;
     if (hand.scored && body.type === "win") body.scored = hand.scored;
   }
+  savingEdit = editing !== null;
   const ok = editing !== null ? await change("PUT", `${base}/hands/${editing}`, body)
                               : await change("POST", `${base}/hands`, body);
+  savingEdit = false;
   button.disabled = false;
-  if (ok) { stopEdit(); $("#tai").value = "0"; }
+  if (ok) { stopEdit(); $("#tai").value = "0"; } else followEditedHand(); // refused: the game may have moved on
 });
+
+/** What a recorded hand is, apart from its number: its inputs and when it was recorded. */
+const handKey = (h) => JSON.stringify([h.created_at, h.type, h.winner, h.discarder, h.hand_tai ?? h.tai, !!h.counting_kong]);
+
+/** The hand being edited, found again after the game changed: an edit saved under its old number
+ *  would overwrite the next hand. Where it is gone, or no longer one of a kind, the edit stops. */
+function followEditedHand() {
+  if (editing === null || savingEdit) return;
+  const same = game.hands.filter((h) => handKey(h) === editingWhich);
+  if (same.length !== 1) {
+    stopEdit();
+    say($("#form-status"), t("edit_hand_gone"), "error");
+  } else if (same[0].n !== editing) {
+    editing = same[0].n;
+    $("#add-hand").textContent = t("update_hand", { n: editing });
+  }
+}
 
 function startEdit(h) {
   editing = h.n;
+  editingWhich = handKey(h);
   $("#type-win").checked = h.type === "win";
   $("#type-draw").checked = h.type === "draw";
   fillPlayerSelects(windsOf(h.n));
@@ -205,6 +228,7 @@ function startEdit(h) {
 
 function stopEdit() {
   editing = null;
+  editingWhich = null;
   $("#add-hand").textContent = t("add_hand");
   $("#cancel-edit").hidden = true;
   if (game) {

@@ -257,6 +257,7 @@ export default {
   hand_self: "self-drawn",
   hand_from: "from {d}",
   hand_draw: "Draw",
+  edit_hand_gone: "The hand you were editing was changed or deleted on another phone; the edit was cancelled",
   confirm_delete: "Delete hand {n}?",
   chart_title: "Scores over the hands",
   export_csv: "Export CSV",

@@ -259,6 +259,7 @@ export default {
   hand_self: "自摸",
   hand_from: "{d} 放槍",
   hand_draw: "流局",
+  edit_hand_gone: "正在修改的那一手在別的手機上被改過或刪除了，修改已取消",
   confirm_delete: "確定刪除第 {n} 手？",
   chart_title: "分數走勢",
   export_csv: "匯出 CSV",
