@@ -146,6 +146,7 @@ def test_stale_version_is_409(client):
     ({"players": ["A", "B", "C", " "]}, "needs a name"),
     ({"players": ["Ann", "Bo", "ann", "Cy"]}, "both called ann"),  # one name at a table, whatever its case
     ({"players": ["Ann", "Bo", "ＡＮＮ", "Cy"]}, "both called ＡＮＮ"),  # or its width
+    ({"players": ["Ann", "Bo", "An\u200bn", "Cy"]}, "both called An\u200bn"),  # or a character that shows nothing
     ({"players": list("ABCD"), "rules": "mars"}, "unknown rule table"),
     ({"players": list("ABCD"), "rules": "/etc/passwd"}, "unknown rule table"),
     ({"players": list("ABCD"), "base": -1}, "base"),

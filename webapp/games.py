@@ -74,15 +74,18 @@ def rule_table(rules) -> RuleTable:
 
 
 def same_names(players: list[str]) -> str | None:
-    """A name two players share, told apart by neither case nor full-width letters ("Ann", "ann",
-    "ＡＮＮ" are one name at a table); None when all four differ.
+    """A name two players share, told apart by neither case, full-width letters nor invisible
+    characters ("Ann", "ann", "ＡＮＮ" and "An\u200bn" are one name at a table); None when all four differ.
 
     >>> same_names(["Ann", "Bo", "ann", "Cy"]), same_names(["阿明", "阿華", "阿強", "阿珍"])
     ('ann', None)
+    >>> same_names(["Ann", "An\u200bn", "Bo", "Cy"]) is not None
+    True
     """
     seen = set()
     for p in players:
-        key = unicodedata.normalize("NFKC", p).casefold()
+        # format characters (zero-width space, joiner, soft hyphen) show nothing: the names look alike
+        key = "".join(ch for ch in unicodedata.normalize("NFKC", p).casefold() if unicodedata.category(ch) != "Cf")
         if key in seen:
             return p
         seen.add(key)
