@@ -1722,6 +1722,11 @@ def test_a_recorded_hand_scored_again_is_not_recorded_twice(fake_server, new_pag
     expect(page.locator("#record-button")).to_be_disabled()
     assert len(page.request.get(f"{fake_server}/api/games/{game['id']}").json()["hands"]) == 1
     snap(page, f"score-recorded-once-{size}")
+    page.click("#key-undo")  # undone and done again: the same tiles, the same hand
+    target(page, "winning")
+    press(page, "3p")
+    page.click("#score-button")
+    expect(page.locator("#record-button")).to_be_disabled()
     page.click("#key-undo")  # another hand: 45p won on 6p instead of 3p
     target(page, "winning")
     press(page, "6p")

@@ -32,6 +32,7 @@ let fromGame = null; // the game the hand is scored from: its dealer, 連莊, ro
 let lastResult = null; // {request, result, photo_id}
 let lastExamplesKey = null;
 let handRecorded = false; // the hand in the editor went into a game: it is no work to keep any more
+let recordedTiles = null; // the tiles last recorded into a game (editor.toEngine): scored again, they are that hand
 
 const editor = new HandEditor($("#hand-editor"), {
   // an edit makes the saved-corrections line out of date
@@ -227,8 +228,10 @@ async function scoreHand() {
   try {
     const result = await post("/api/score", req);
     const photoId = editor.photo ? editor.photo.photo_id : null;
-    // the same tiles scored again after recording are the same hand: recorded once (a changed tile starts anew)
-    lastResult = { request: req, result, photo_id: photoId, recorded: handRecorded };
+    // the same tiles scored again after recording are the same hand, even after an undo and a redo:
+    // recorded once (another tile makes another hand)
+    lastResult = { request: req, result, photo_id: photoId,
+                   recorded: JSON.stringify(editor.toEngine()) === recordedTiles };
     renderResult(result, req);
     if (result.win) openRecord();
     $("#result-section").scrollIntoView({ behavior: "smooth", block: "start" });
@@ -478,6 +481,7 @@ $("#record-button").addEventListener("click", async () => {
     // "Recorded as hand 7 · 4 tai …": the hand's number and its 台 apart, never read as one number
     say(status, t("record_done", { n }) + (hand ? ` · ${handTaiText(hand)}` : ""), "ok");
     lastResult.recorded = true; // one scored hand goes into a game once
+    recordedTiles = JSON.stringify(editor.toEngine());
     handRecorded = true;
     status.append(" ", el("a", { href: `/games/${encodeURIComponent(recordGame.id)}`, text: t("record_open") }));
     if (fromGame && fromGame.id === recordGame.id) {
