@@ -403,11 +403,13 @@ def _count(items: dict, table) -> tuple[list, int, int, int, int]:
 # ---- output -----------------------------------------------------------------------------------
 
 def _wait(sets, winning: int, caishen: int, ping: bool) -> str:
-    """How the winning tile sat in the reading used: pair, triplet, two-sided, edge, closed or wild."""
+    """How the winning tile sat in the reading used, in the Taiwanese scorer's words (readings.py):
+    tanki (it paired), shanpon (it made a triplet), ryanmen, penchan or kanchan (it ended a run
+    two-sided, at an edge or in its middle), or wild (the winning tile is the 財神 itself)."""
     if winning == caishen:
         return "wild"
     if ping:
-        return "two-sided"
+        return "ryanmen"
     for kind, tiles, wild in sets:
         real = list(tiles)
         for w in wild:
@@ -415,16 +417,16 @@ def _wait(sets, winning: int, caishen: int, ping: bool) -> str:
         if winning not in real:
             continue
         if kind == "pair":
-            return "pair"
+            return "tanki"
         if kind == "pong":
-            return "triplet"
+            return "shanpon"
         pos = tiles.index(winning)
         if pos == 1:
-            return "closed"
+            return "kanchan"
         start = tiles[0] % 9
         if (pos == 0 and start <= 5) or (pos == 2 and start >= 1):
-            return "two-sided"
-        return "edge"
+            return "ryanmen"
+        return "penchan"
     return "wild"
 
 

@@ -87,7 +87,7 @@ def test_output_shape_and_payments():
     assert r["breakdown"] == [{"id": "wu_caishen", "name": "无财神", "name_en": "No wild tile", "tai": 1, "count": 1}]
     assert r["formula"] == {"N": 1, "M": 0, "raw_N": 1}
     assert r["decomposition"]["winning_tile"] == "7s"
-    assert r["decomposition"]["wait"] == "closed"
+    assert r["decomposition"]["wait"] == "kanchan"  # the Taiwanese scorer's words
     assert {"type": "chi", "tiles": "678s", "concealed": True, "wild": ""} in r["decomposition"]["sets"]
     # dealer (E) wins 1 台: 3*(1+2+1-1) from the three others
     assert r["payments"] == {"E": 9, "S": -3, "W": -3, "N": -3}
@@ -183,7 +183,7 @@ def test_kong_replacement_and_robbing_a_kong():
 def test_ping_hu_two_sided(win):
     # seed: 8筒对、45万,胡3万或6万 (here in 條)
     r = check(hand("123m 456m 789p 234s 88p 45s", win), 2, {"wu_caishen": 1, "ping_hu": 1})
-    assert r["decomposition"]["wait"] == "two-sided"
+    assert r["decomposition"]["wait"] == "ryanmen"
 
 
 def test_ping_hu_edge_waits_do_not_count():
@@ -481,3 +481,22 @@ def test_the_dealer_is_always_east():
     east = score(Hand.from_dict({"rules": "yueqing", "concealed": "123456m 2789p 234s SSS", "winning_tile": "2p",
                                  "seat_wind": "E", "dealer": True, "self_drawn": True, "context": {"caishen": "5p"}}))
     assert east["win"] and "zi_feng_wei" not in items(east)
+
+
+def test_every_wait_a_scorer_names_is_worded_on_the_pages():
+    """Both scorers say how the hand waited in one vocabulary (the yueqing scorer said "two-sided"
+    and "closed", which the Chinese page showed as they were), and each word has a wording."""
+    import inspect
+    import re
+    from pathlib import Path
+
+    import engine.yueqing
+    from engine.scoring import WAIT_PREFERENCE
+
+    yueqing_waits = set(re.findall(r'return "([a-z]+)"', inspect.getsource(engine.yueqing._wait)))
+    assert yueqing_waits == {"wild", "ryanmen", "tanki", "shanpon", "kanchan", "penchan"}
+    root = Path(__file__).resolve().parent.parent / "static" / "js" / "lang"
+    for lang in ("en", "zh"):
+        text = (root / f"{lang}.js").read_text(encoding="utf-8")
+        for wait in yueqing_waits | {w for w in WAIT_PREFERENCE if w}:
+            assert f"  wait_{wait}:" in text, (lang, wait)

@@ -119,6 +119,8 @@ export default {
   wait_kanchan: "closed",
   wait_tanki: "single",
   wait_shanpon: "dual pong",
+  wait_wild: "on the wild tile",
+  wait_lilikuli: "seven pairs and a triplet",
   payments: "Payments",
   seat_short: "{w}",
   examples_sent: { one: "Your corrections were saved as training examples ({n} photo)",

@@ -120,6 +120,8 @@ export default {
   wait_kanchan: "中洞",
   wait_tanki: "單吊",
   wait_shanpon: "對碰",
+  wait_wild: "胡財神",
+  wait_lilikuli: "嚦咕嚦咕",
   payments: "收付",
   seat_short: "{w}家",
   examples_sent: "已把更正送出當作訓練樣本（共 {n} 張照片）",
