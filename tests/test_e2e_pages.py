@@ -1764,3 +1764,66 @@ def test_an_edit_follows_its_hand_when_an_earlier_one_goes(fake_server, new_page
     expect(page.locator("#form-status")).to_have_text("正在修改的那一手在別的手機上被改過或刪除了，修改已取消")
     expect(page.locator("#add-hand")).to_have_text("記下")
     assert not page.js_errors
+
+
+# ---------- keyboard only: the focus stays where the player works ----------
+
+def tab_to(page, selector, limit=200):
+    """Press Tab until `selector` has the focus, as a player without a mouse gets there."""
+    for _ in range(limit):
+        if page.evaluate("(sel) => document.activeElement.matches(sel)", selector):
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def focus_is(page, selector):
+    expect(page.locator(selector)).to_be_focused()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_tile_s_sheet_gives_the_focus_back_to_its_tile(fake_server, new_page, size):
+    """A helper's walk with the keyboard only: a tile changed, moved or removed from its sheet left
+    the focus on the page (the sheet's opener was drawn anew), and the key pressed for a tile's last
+    copy was disabled under the focus. The focus now stays on the tile, its neighbour, or the next key."""
+    page = page_at(new_page, size, fake_server + "/")
+    tab_to(page, '#hand-keyboard button.key[data-tile="1m"]')
+    for _ in range(4):
+        page.keyboard.press("Enter")
+    # the fourth 一萬 disables its key: the focus goes on to the next key, not to the page
+    expect(page.locator('#hand-keyboard button.key[data-tile="1m"]')).to_be_disabled()
+    focus_is(page, '#hand-keyboard button.key[data-tile="2m"]')
+    for _ in range(2):
+        page.keyboard.press("Enter")
+    tiles = page.locator('#hand-editor [data-zone="concealed"] .tile-btn')
+    expect(tiles).to_have_count(6)
+    second = tiles.nth(1).get_attribute("data-id")
+    tiles.nth(1).focus()
+    page.keyboard.press("Enter")
+    sheet = page.locator("#tile-sheet")
+    expect(sheet).to_be_visible()
+    assert page.evaluate("document.querySelector('#tile-sheet').contains(document.activeElement)")
+    page.keyboard.press("Escape")
+    expect(sheet).to_be_hidden()
+    focus_is(page, f'#hand-editor .tile-btn[data-id="{second}"]')
+    # a new face from the sheet's keyboard: the focus is on the tile, now 九萬
+    page.keyboard.press("Enter")
+    page.locator('#tile-sheet button.key[data-tile="9m"]').focus()
+    page.keyboard.press("Enter")
+    expect(sheet).to_be_hidden()
+    focus_is(page, f'#hand-editor .tile-btn[data-id="{second}"][data-tile="9m"]')
+    # made the winning tile: the focus follows it to the winning zone
+    page.keyboard.press("Enter")
+    page.locator('#tile-sheet button[data-move="winning"]').focus()
+    page.keyboard.press("Space")
+    focus_is(page, f'#hand-editor [data-zone="winning"] .tile-btn[data-id="{second}"]')
+    # removed: the focus is on the tile that took its place in the row
+    third = tiles.nth(1).get_attribute("data-id")
+    fourth = tiles.nth(2).get_attribute("data-id")
+    tiles.nth(1).focus()
+    page.keyboard.press("Enter")
+    page.locator('#tile-sheet button[data-move="remove"]').focus()
+    page.keyboard.press("Enter")
+    expect(page.locator(f'#hand-editor .tile-btn[data-id="{third}"]')).to_have_count(0)
+    focus_is(page, f'#hand-editor .tile-btn[data-id="{fourth}"]')
+    assert not page.js_errors

@@ -450,10 +450,29 @@ export class HandEditor {
     return canvas;
   }
 
+  /** The focus after a sheet's change, which drew the hand anew: on the tile where it still is, else on
+   * the tile that took its place in its row (or the row's last), else on the keyboard's target bar. A
+   * closed dialog gives the focus back to the button that opened it, which the new drawing removed. */
+  focusTile(it, row, index) {
+    const tile = (x) => this.zones.querySelector(`.tile-btn[data-id="${x.id}"]`);
+    const left = row.filter((x) => x !== it && tile(x));
+    const to = tile(it) || (left.length ? tile(left[Math.min(index, left.length - 1)]) : null)
+      || this.targetBar.querySelector('[aria-pressed="true"]');
+    to?.focus();
+  }
+
   openSheet(it) {
     const s = this.state;
     const close = () => this.sheet.close();
-    const act = (where) => () => { close(); this.move(it, where); };
+    const row = s.concealed.includes(it) ? s.concealed : s.flowers.includes(it) ? s.flowers
+      : s.unplaced.includes(it) ? s.unplaced : (s.melds.find((m) => m.tiles.includes(it))?.tiles || []);
+    const refocus = (list, i) => this.focusTile(it, list, i);
+    const act = (where) => () => {
+      const list = [...row], i = row.indexOf(it);
+      close();
+      this.move(it, where);
+      refocus(list, i);
+    };
     const moves = [];
     if (!s.concealed.includes(it)) moves.push(["concealed", t("move_concealed")]);
     if (s.winning !== it) moves.push(["winning", t("move_winning")]);
@@ -462,7 +481,7 @@ export class HandEditor {
       if (!m.tiles.includes(it) && m.tiles.length < 4) moves.push([`meld-${i}`, t("move_to_meld", { n: i + 1 })]);
     });
     moves.push(["new-meld", t("move_new_meld")]);
-    const picker = tileKeyboard((x) => { close(); this.replace(it, x); }, { label: t("sheet_change") });
+    const picker = tileKeyboard((x) => { close(); this.replace(it, x); refocus([], 0); }, { label: t("sheet_change") });
     refill(this.sheet,
       el("div", { class: "sheet-head" },
         tileImg(it.tile),

@@ -116,8 +116,16 @@ export function tileKeyboard(onPick, { flowers = true, disabled = null, label = 
     root.append(el("div", { class: "key-row" }, keyGroups(row).map((g) => el("div", { class: "key-group" }, g.map(key)))));
   }
   root.refresh = () => {
-    for (const b of root.querySelectorAll("button.key")) {
+    const keys = [...root.querySelectorAll("button.key")];
+    const had = keys.indexOf(document.activeElement);
+    for (const b of keys) {
       b.disabled = disabled ? !!disabled(b.dataset.tile) : false;
+    }
+    // a key pressed for its last copy is disabled under the focus, which a disabled button loses to the
+    // page: the focus goes on to the next key that can still be pressed (or the one before)
+    if (had >= 0 && keys[had].disabled) {
+      const next = [...keys.slice(had + 1), ...keys.slice(0, had).reverse()].find((b) => !b.disabled);
+      next?.focus();
     }
   };
   root.refresh();
