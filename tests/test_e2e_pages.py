@@ -1827,3 +1827,51 @@ def test_a_tile_s_sheet_gives_the_focus_back_to_its_tile(fake_server, new_page, 
     expect(page.locator(f'#hand-editor .tile-btn[data-id="{third}"]')).to_have_count(0)
     focus_is(page, f'#hand-editor .tile-btn[data-id="{fourth}"]')
     assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_scoring_recording_and_editing_keep_the_focus(fake_server, new_page, size):
+    """With the keyboard only, 算台, 記下這一手 and the game page's 記下 were disabled under the focus
+    while they worked, a deleted hand's button was drawn anew, and 取消修改 hid itself: each time the
+    focus fell to the page and the next Tab started from the top; an edit left the focus on the
+    history's button, far below the form it filled. Now the focus stays where the player works."""
+    game = new_page().request.post(fake_server + "/api/games", headers=FETCH, data={
+        "players": ["東哥", "南姐", "西弟", "北妹"], "rules": "tw-standard", "base": 100, "per_tai": 20,
+        "first_dealer": 0}).json()
+    page = page_at(new_page, size, f"{fake_server}/?game={game['id']}")
+    page.on("dialog", lambda d: d.accept())
+    expect(page.locator("#from-game")).to_have_value(game["id"])
+    enter_readme_hand(page)
+    tab_to(page, "#score-button")
+    page.keyboard.press("Enter")
+    expect(page.locator("#verdict")).to_have_class("verdict yes")
+    focus_is(page, "#score-button")
+    tab_to(page, "#record-button")
+    page.keyboard.press("Enter")
+    expect(page.locator("#record-button")).to_be_disabled()  # recorded: on to the game it went into
+    focus_is(page, "#record-status a")
+
+    page.goto(f"{fake_server}/games/{game['id']}")
+    expect(page.locator("#history tbody tr[data-hand]")).to_have_count(1)
+    for tai in ("2", "4"):
+        tab_to(page, "#tai")
+        page.keyboard.press("Control+A")
+        page.keyboard.type(tai)
+        tab_to(page, "#add-hand")
+        page.keyboard.press("Enter")
+        expect(page.locator("#history tbody tr[data-hand]")).to_have_count(int(tai) // 2 + 1)
+        focus_is(page, "#add-hand")
+    tab_to(page, '#history tr[data-hand="2"] button[data-action="edit"]')
+    page.keyboard.press("Enter")
+    focus_is(page, "#type-win")
+    expect(page.locator("#tai")).to_have_value("2")
+    tab_to(page, "#cancel-edit")
+    page.keyboard.press("Enter")
+    expect(page.locator("#cancel-edit")).to_be_hidden()
+    focus_is(page, '#history tr[data-hand="2"] button[data-action="edit"]')
+    tab_to(page, '#history tr[data-hand="2"] button[data-action="delete"]')
+    page.keyboard.press("Enter")
+    expect(page.locator("#history tbody tr[data-hand]")).to_have_count(2)
+    focus_is(page, '#history tr[data-hand="2"] button[data-action="delete"]')  # the hand that took its number
+    expect(page.locator('#history tr[data-hand="2"]')).to_contain_text("4")
+    assert not page.js_errors

@@ -65,6 +65,18 @@ export function say(node, text, kind = "info") {
   if (text && kind === "error" && changed) reveal(node);
 }
 
+/** Disabled for the time an action runs (a second press does nothing meanwhile), a button under the
+ * focus loses it to the page, and the next Tab starts from the top. Call before disabling `button`;
+ * the function returned gives the focus back after: to the button, or where it stays disabled or
+ * hidden, to `fallback`. Where the focus has gone somewhere else meanwhile, it is left there. */
+export function holdFocus(button) {
+  const had = document.activeElement === button;
+  return (fallback = null) => {
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (had && lost) (button.disabled || button.hidden ? fallback : button)?.focus({ preventScroll: true });
+  };
+}
+
 /** The number typed in `input`: a whole number of 0 or more (`whole`), or any number of 0 or more.
  * Anything else (empty, negative, a fraction where a whole one is asked) throws an Error worded
  * `message`, with the field marked and focused: never silently clamped or rounded into another. */

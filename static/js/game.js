@@ -1,7 +1,7 @@
 // game.html: one game — state, totals, record / edit / delete hands, chart, export; polls so phones stay in step.
 import { initPage } from "./page.js";
 import { t, windName, lang } from "./i18n.js";
-import { el, clear, $, $$, say, typedNumber } from "./dom.js";
+import { el, clear, $, $$, say, typedNumber, holdFocus } from "./dom.js";
 import { api, get, post } from "./api.js";
 import { lineChart, COLORS } from "./chart.js";
 
@@ -86,6 +86,10 @@ function taiText(h) {
 }
 
 function renderHistory() {
+  // a hand's button under the focus is drawn anew: the focus goes to the same button of the hand with
+  // its number (after a delete, the hand that took it), or of the last hand, never to the page's top
+  const was = document.activeElement?.closest?.("#history tr[data-hand] button");
+  const keep = was && { n: Number(was.closest("tr").dataset.hand), action: was.dataset.action };
   const table = clear($("#history"));
   table.append(el("thead", {}, el("tr", {},
     el("th", { text: t("th_n") }), el("th", { text: t("th_result") }),
@@ -115,6 +119,11 @@ function renderHistory() {
                        dataset: { action: "delete" }, onclick: () => deleteHand(h) }))));
   }
   table.append(body);
+  if (keep) {
+    const n = Math.min(keep.n, game.hands.length);
+    (table.querySelector(`tr[data-hand="${n}"] button[data-action="${keep.action}"]`) || $("#add-hand"))
+      .focus({ preventScroll: true });
+  }
 }
 
 /** The seat winds a hand was played in (the edited one), or the next hand's. */
@@ -175,6 +184,7 @@ $("#hand-form").addEventListener("submit", async (ev) => {
   let body;
   try { body = formBody(); } catch (e) { say($("#form-status"), e.message, "error"); return; }
   const button = $("#add-hand");
+  const giveBack = holdFocus(button);
   button.disabled = true;
   const hand = editing !== null ? game.hands.find((h) => h.n === editing) : null;
   if (hand) {
@@ -188,6 +198,7 @@ $("#hand-form").addEventListener("submit", async (ev) => {
   savingEdit = false;
   button.disabled = false;
   if (ok) { stopEdit(); $("#tai").value = "0"; } else followEditedHand(); // refused: the game may have moved on
+  giveBack();
 });
 
 /** What a recorded hand is, apart from its number: its inputs and when it was recorded. */
@@ -223,6 +234,8 @@ function startEdit(h) {
   $("#add-hand").disabled = false;
   $("#cancel-edit").hidden = false;
   syncForm();
+  // the focus goes into the form, at its first field: the hand's edit button is far below it
+  $(h.type === "win" ? "#type-win" : "#type-draw").focus({ preventScroll: true });
   $("#hand-form").closest("section").scrollIntoView({ behavior: "smooth", block: "start" }); // its heading too
 }
 
@@ -237,7 +250,11 @@ function stopEdit() {
   }
 }
 
-$("#cancel-edit").addEventListener("click", stopEdit);
+$("#cancel-edit").addEventListener("click", () => {
+  const n = editing;
+  stopEdit(); // hides the button under the focus: the focus goes back to the hand's edit button
+  ($(`#history tr[data-hand="${n}"] button[data-action="edit"]`) || $("#add-hand")).focus();
+});
 
 async function deleteHand(h) {
   if (!confirm(t("confirm_delete", { n: h.n }))) return;

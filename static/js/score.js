@@ -1,7 +1,7 @@
 // index.html: score a hand from a photo or from manual entry, learn from corrections, record into a game.
 import { initPage } from "./page.js";
 import { t, windName, lang } from "./i18n.js";
-import { el, clear, $, say, reveal, typedNumber } from "./dom.js";
+import { el, clear, $, say, reveal, typedNumber, holdFocus } from "./dom.js";
 import { api, get, post, ApiError } from "./api.js";
 import { HandEditor } from "./hand.js";
 import { keepDraft, keptDraft, revisited } from "./draft.js";
@@ -224,6 +224,7 @@ async function scoreHand() {
     return;
   }
   const button = $("#score-button");
+  const giveBack = holdFocus(button);
   button.disabled = true;
   try {
     const result = await post("/api/score", req);
@@ -240,6 +241,7 @@ async function scoreHand() {
     say(statusScore, t("error_prefix") + e.message, "error");
   } finally {
     button.disabled = false;
+    giveBack();
   }
   // corrected labels are worth keeping even when the hand does not score (a tile still missing, say)
   sendCorrections();
@@ -472,6 +474,7 @@ $("#record-button").addEventListener("click", async () => {
                  scored: { ...lastResult.result, hand: lastResult.request }, version: recordGame.version };
   if (lastResult.photo_id) body.photo_id = lastResult.photo_id;
   const button = $("#record-button");
+  const giveBack = holdFocus(button);
   button.disabled = true;
   const status = $("#record-status");
   try {
@@ -503,6 +506,7 @@ $("#record-button").addEventListener("click", async () => {
     } else say(status, t("error_prefix") + e.message, "error");
   } finally {
     button.disabled = !!(lastResult && lastResult.recorded);
+    giveBack(status.querySelector("a") || $("#record-game")); // recorded: on to the game it went into
   }
 });
 
