@@ -1875,3 +1875,43 @@ def test_scoring_recording_and_editing_keep_the_focus(fake_server, new_page, siz
     focus_is(page, '#history tr[data-hand="2"] button[data-action="delete"]')  # the hand that took its number
     expect(page.locator('#history tr[data-hand="2"]')).to_contain_text("4")
     assert not page.js_errors
+
+
+CONTRAST = """([sel, against]) => {
+  const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = (c) => { const [r, g, b] = rgb(c).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+                       return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const node = document.querySelector(sel), cs = getComputedStyle(node);
+  const bg = getComputedStyle(node.closest(".card")).backgroundColor;
+  const fg = against === "text" ? cs.color : against === "border" ? cs.borderTopColor : against === "ring"
+    ? cs.boxShadow.match(/rgba?\\([^)]*\\)/)[0] : cs.outlineColor;
+  const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_small_text_fields_and_the_focus_read_against_a_card(fake_server, new_page, size):
+    """A helper's contrast check (WCAG 1.4.3, 1.4.11): the hand's count in amber was 4.2:1 as small text,
+    the fields' borders 2.6:1, and the amber focus ring 1.8:1 on a card; a field marked wrong showed its
+    red frame and no focus ring. Text 4.5:1, a field's border and the focus ring 3:1."""
+    page = page_at(new_page, size, fake_server + "/")
+    press(page, "1m")
+    expect(page.locator("#concealed-count")).to_have_class("count warn")
+    assert page.evaluate(CONTRAST, ["#concealed-count", "text"]) >= 4.5
+    for field in ("#streak", "#seat-wind"):
+        assert page.evaluate(CONTRAST, [field, "border"]) >= 3, field
+    tab_to(page, "#score-button")
+    assert page.evaluate(CONTRAST, ["#score-button", "ring"]) >= 3
+    page.fill("#streak", "-1")
+    press(page, *[f"{n}m" for n in range(2, 10)], "1p", "2p", "3p", "4p", "5p", "7s", "7s")
+    target(page, "winning")
+    press(page, "3p")
+    page.click("#score-button")
+    expect(page.locator("#streak")).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#streak")).to_be_focused()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")  # a keyboard's focus: the ring, not the red frame alone
+    assert page.evaluate("getComputedStyle(document.querySelector('#streak')).outlineColor") == "rgb(240, 180, 41)"
+    assert page.evaluate(CONTRAST, ["#streak", "ring"]) >= 3
+    assert not page.js_errors
