@@ -1915,3 +1915,15 @@ def test_small_text_fields_and_the_focus_read_against_a_card(fake_server, new_pa
     assert page.evaluate("getComputedStyle(document.querySelector('#streak')).outlineColor") == "rgb(240, 180, 41)"
     assert page.evaluate(CONTRAST, ["#streak", "ring"]) >= 3
     assert not page.js_errors
+
+
+def test_the_live_keyboard_s_target_buttons_are_a_named_group(fake_server, new_page):
+    """A helper's name check: the live page's 手牌/吃/碰… buttons were a group with no name (the score
+    page's bar is named 鍵盤加到); a screen reader said "group" and no more. Named, in the page's language."""
+    page = new_page()
+    page.goto(fake_server + "/live")
+    group = page.get_by_role("group", name="鍵盤加到")
+    expect(group).to_have_attribute("id", "live-targets")
+    page.click("#lang-switch")
+    expect(page.get_by_role("group", name="Keyboard adds to")).to_have_attribute("id", "live-targets")
+    assert not page.js_errors

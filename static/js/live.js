@@ -360,6 +360,7 @@ function addTile(x) {
 let keyboard = null;
 function buildKeyboard() {
   const targets = clear($("#live-targets"));
+  targets.setAttribute("aria-label", t("target_label")); // as the score page's bar: a group named by what it picks
   for (const x of TARGETS) {
     targets.append(el("button", { type: "button", dataset: { target: x }, "aria-pressed": String(state.target === x),
       text: t(`target_${x}`), onclick: () => {
