@@ -1405,8 +1405,9 @@ def test_every_page_s_tap_targets_on_a_phone(fake_server, new_page, lang):
     assert problems == []
 
 
+# a field marked wrong has a red border (and a red outline unless the focus ring shows in its place)
 RED_FRAME = """(sel) => { const s = getComputedStyle(document.querySelector(sel));
-  return s.outlineStyle !== "none" && s.outlineColor === "rgb(179, 38, 30)"; }"""
+  return s.borderTopColor === "rgb(179, 38, 30)"; }"""
 
 
 @pytest.mark.parametrize("size", SIZES)
