@@ -1602,7 +1602,7 @@ def test_a_damaged_kept_hand_is_ignored(fake_server, new_page, size):
         page.evaluate("(v) => sessionStorage.setItem('mahjong.score', v)", value)
         page.reload()
         expect(page.locator("#rules option")).not_to_have_count(0)
-        page.wait_for_function("document.querySelector('#examples-count').textContent !== ''")  # start() is done
+        expect(page.locator("#examples-count")).not_to_have_text("")  # start() is done
         assert page.evaluate(HAND_STATE) == {"concealed": [], "melds": [], "flowers": [], "winning": None,
                                              "photo": False}, name
         expect(page.locator("#rules")).to_have_value("tw-standard")  # its options are not half taken
@@ -1637,7 +1637,7 @@ def test_clearing_the_hand_clears_the_kept_hand(fake_server, new_page, size):
     page.click("#key-clear")
     page.reload()
     expect(page.locator("#rules option")).not_to_have_count(0)
-    page.wait_for_function("document.querySelector('#examples-count').textContent !== ''")
+    expect(page.locator("#examples-count")).not_to_have_text("")
     assert page.evaluate(HAND_STATE)["concealed"] == []
     expect(page.locator('#hand-editor .zones .tile-btn')).to_have_count(0)
     expect(page.locator("#base")).to_have_value("30")  # the options the page showed stay
@@ -1656,7 +1656,7 @@ def test_a_corrected_photo_hand_keeps_its_photo_only_while_the_server_does(fake_
     expect(page.locator("#hand-editor .tile-btn.corrected")).to_have_attribute("data-tile", "7s")
     assert page.evaluate(HAND_STATE) == before and before["photo"]
     expect(page.locator("#annotated")).to_be_visible()
-    page.wait_for_function("document.querySelector('#annotated').naturalWidth > 0")
+    page.wait_for_function("() => document.querySelector('#annotated').naturalWidth > 0")
     # the corrections are tied to the same photo's boxes: they still save
     expect(page.locator("#save-corrections")).to_be_enabled()
     page.click("#save-corrections")
@@ -1683,7 +1683,7 @@ def test_a_game_link_starts_its_own_hand_and_a_recorded_hand_is_not_kept(fake_se
     page.click("#score-link")
     page.wait_for_url(f"**/?game={game['id']}")
     expect(page.locator("#from-game")).to_have_value(game["id"])
-    page.wait_for_function("document.querySelector('#examples-count').textContent !== ''")
+    expect(page.locator("#examples-count")).not_to_have_text("")
     expect(page.locator('#hand-editor .zones .tile-btn')).to_have_count(0)  # not the stale hand
     enter_readme_hand(page)
     page.select_option("#seat-wind", "S")
@@ -1699,7 +1699,7 @@ def test_a_game_link_starts_its_own_hand_and_a_recorded_hand_is_not_kept(fake_se
     page.wait_for_url(f"**/games/{game['id']}")
     page.click("#score-link")  # the next hand: the recorded one is not offered again
     page.wait_for_url(f"**/?game={game['id']}")
-    page.wait_for_function("document.querySelector('#examples-count').textContent !== ''")
+    expect(page.locator("#examples-count")).not_to_have_text("")
     expect(page.locator("#from-game")).to_have_value(game["id"])
     expect(page.locator('#hand-editor .zones .tile-btn')).to_have_count(0)
     expect(page.locator("#from-game-line")).to_contain_text("2")  # hand 2 of the game
