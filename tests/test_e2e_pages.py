@@ -1928,3 +1928,32 @@ def test_the_live_keyboard_s_target_buttons_are_a_named_group(fake_server, new_p
     page.click("#lang-switch")
     expect(page.get_by_role("group", name="Keyboard adds to")).to_have_attribute("id", "live-targets")
     assert not page.js_errors
+
+
+def test_with_no_game_open_the_record_card_says_so_without_empty_lists(tmp_path, new_page):
+    """A helper's walk: a winning hand with no game in progress showed the record form's empty
+    game and player lists under "no game in progress". A second walk: the language button speaks
+    the other language, and the game page's history table has a name."""
+    url, shutdown = thread_server(tmp_path)
+    try:
+        page = page_at(new_page, "phone", url + "/")
+        expect(page.locator("#lang-switch")).to_have_attribute("lang", "en")
+        enter_readme_hand(page)
+        page.click("#score-button")
+        expect(page.locator("#record-status")).to_have_text("還沒有進行中的牌局")
+        expect(page.locator("#record-form")).to_be_hidden()
+        expect(page.locator("#record-button")).to_be_hidden()
+        snap(page, "score-record-no-game-phone")
+        page.click("#lang-switch")
+        expect(page.locator("#lang-switch")).to_have_attribute("lang", "zh-Hant-TW")
+        game = make_game(url, ["甲", "乙", "丙", "丁"])
+        page.goto(f"{url}/?game={game['id']}")
+        enter_readme_hand(page)
+        page.click("#score-button")
+        expect(page.locator("#record-form")).to_be_visible()
+        expect(page.locator("#record-button")).to_be_visible()
+        page.goto(f"{url}/games/{game['id']}")
+        expect(page.locator("#history")).to_have_accessible_name("Hands")
+        assert not page.js_errors
+    finally:
+        shutdown()

@@ -91,6 +91,9 @@ export function applyI18n(root = document) {
   }
   const title = document.querySelector("title[data-i18n-title]");
   if (title) document.title = `${t(title.dataset.i18nTitle)} · ${t("app_title")}`;
+  // the language button speaks the other language ("English", "切換成中文"): a reader says it so
+  const other = document.getElementById("lang-switch");
+  if (other) other.lang = lang() === "zh" ? "en" : "zh-Hant-TW";
 }
 
 export function setLang(code) {

@@ -421,6 +421,8 @@ async function openRecord() {
   if (fromGame) sel.value = fromGame.id;
   sel.disabled = !!fromGame; // scored from a game: recorded into that game
   $("#record-button").disabled = !openGames.length || !!(lastResult && lastResult.recorded);
+  // no game to record into: the form's empty lists are no use, the status says why
+  $("#record-form").hidden = $("#record-button").hidden = !openGames.length;
   if (!openGames.length) { say($("#record-status"), t("record_no_games")); recordGame = null; return; }
   if (lastResult && lastResult.recorded) say($("#record-status"), t("record_already"));
   await loadRecordGame(true);
