@@ -39,8 +39,13 @@ def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def is_amount(value) -> bool:
+    """A number a stake can be: real, finite, not negative (a bool is no number here)."""
+    return not isinstance(value, bool) and isinstance(value, Real) and math.isfinite(value) and value >= 0
+
+
 def _amount(name: str, value, cents: bool = True) -> Real:
-    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value) or value < 0:
+    if not is_amount(value):
         raise HandError(f"{name} must be a number ≥ 0, got {short_repr(value)}", code="not_non_negative", field=name,
                         value=value)
     if value > 1e9:

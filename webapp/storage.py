@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import secrets
 import sqlite3
 from datetime import datetime, timezone
@@ -19,7 +18,7 @@ from engine.errors import HandError, short_repr
 from . import jsonsafe
 from .errors import ApiError
 from .games import (MAX_HANDS, MAX_SCORED_BYTES, MAX_SCORED_DEPTH, check_game_size, compute, game_view,
-                    summary_view)
+                    is_amount, summary_view)
 from .summary_cache import SummaryCache
 
 HAND_COLUMNS = ("type", "winner", "discarder", "tai", "counting_kong", "photo_id", "scored", "created_at")
@@ -39,14 +38,10 @@ def _setup(row: sqlite3.Row) -> dict:
     if not isinstance(players, list):
         raise HandError("this game cannot be shown: its players are unreadable", code="game_unreadable")
     for name in ("base", "per_tai"):  # a damaged stake ('abc', a blob, ±inf) broke the settling: a 500
-        if not _is_number(row[name]) or not math.isfinite(row[name]) or row[name] < 0:
+        if not is_amount(row[name]):
             raise HandError(f"this game cannot be shown: its {name} is unreadable", code="game_unreadable")
     return {"players": players, "rules": row["rules"], "base": row["base"],
             "per_tai": row["per_tai"], "first_dealer": row["first_dealer"]}
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _stored_text(value):
