@@ -73,11 +73,15 @@ def dealer_pays(payer: int, *, winner: int, discarder: int | None, dealer: int, 
     return dealer == payer and (discarder == dealer or (discarder is None and on_self_draw))
 
 
+def _payers(winner: int, discarder: int | None) -> list[int]:
+    """Who pays a win: the discarder alone, or on a self-draw each of the other three."""
+    return [discarder] if discarder is not None else [s for s in SEATS if s != winner]
+
+
 def dealer_involved(*, winner: int, discarder: int | None, dealer: int, on_self_draw: bool = True) -> bool:
     """Whether any payment of this win carries the dealer 台 (see dealer_pays)."""
-    payers = [discarder] if discarder is not None else [s for s in SEATS if s != winner]
     return any(dealer_pays(p, winner=winner, discarder=discarder, dealer=dealer, on_self_draw=on_self_draw)
-               for p in payers)
+               for p in _payers(winner, discarder))
 
 
 def settle_taiwan(*, winner: int, discarder: int | None, dealer: int, hand_tai: int,
@@ -118,9 +122,8 @@ def settle_taiwan(*, winner: int, discarder: int | None, dealer: int, hand_tai: 
     _check_amount("base", base)
     _check_amount("per_tai", per_tai)
 
-    payers = [discarder] if discarder is not None else [s for s in SEATS if s != winner]
     payments = {}
-    for payer in payers:
+    for payer in _payers(winner, discarder):
         paid = dealer_pays(payer, winner=winner, discarder=discarder, dealer=dealer, on_self_draw=dealer_pays_self_draw)
         tai = hand_tai + (dealer_tai if paid else 0)
         payments[payer] = base + tai * per_tai
