@@ -40,6 +40,8 @@ def installed_models(steps: list[dict]) -> list[dict]:
         if step["code"] in INSTALLED_STEPS and isinstance(model, dict) and isinstance(model.get("code"), str):
             out.append({"code": model["code"]})
     return out
+
+
 STEPS_ENV = "MAHJONG_ADAPT_STEPS"  # read by training/adapt_progress.py (training code: not imported here)
 ROOT = Path(__file__).resolve().parent.parent
 # Serving installs none of these (requirements.txt); adapting needs them (requirements-train*.txt).

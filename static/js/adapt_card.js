@@ -119,7 +119,6 @@ export async function pollAdapt() {
   try { showAdapt(await get("/api/adapt")); } catch (e) { say($("#adapt-status"), t("error_prefix") + e.message, "error"); }
 }
 
-
 /** A run began (or one runs already): the page shows its status, scrolled to where it is said. */
 async function adaptStarted() {
   $("#adapt-section").hidden = false;

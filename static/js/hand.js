@@ -37,12 +37,14 @@ function isTile(x) {
 
 const isBox = (b) => Array.isArray(b) && b.length === 4 && b.every(Number.isFinite);
 
+/** What a hand keeps of the photo it came from: the photo, its tile set and its two pictures. */
+const photoLink = (p) => ({ photo_id: p.photo_id, tileset: p.tileset, picture: p.picture, annotated: p.annotated });
+
 /** The kept photo link, or null where it is not one: its pictures must be of the photo it names. */
 function keptPhoto(p) {
   if (!p || !/^[0-9a-f]{64}$/.test(p.photo_id) || !TILESETS.includes(p.tileset)) return null;
   const own = (url) => typeof url === "string" && url.startsWith(`/photos/${p.photo_id}`);
-  return own(p.picture) && own(p.annotated)
-    ? { photo_id: p.photo_id, tileset: p.tileset, picture: p.picture, annotated: p.annotated } : null;
+  return own(p.picture) && own(p.annotated) ? photoLink(p) : null;
 }
 
 /** A kept tile as a new item (ids are this page's own); it keeps its box and reading only with a photo
@@ -134,9 +136,7 @@ export class HandEditor {
   /** The hand as plain data, to keep across a reload (undo history is not kept): the tiles, and where
    * they came from a photo, the photo and each tile's box and first reading (corrections need them). */
   saved() {
-    const p = this.photo;
-    return { state: this.state, removed: this.removedRecognized,
-             photo: p && { photo_id: p.photo_id, tileset: p.tileset, picture: p.picture, annotated: p.annotated } };
+    return { state: this.state, removed: this.removedRecognized, photo: this.photo && photoLink(this.photo) };
   }
 
   /** Fill the editor from saved(); throws, changing nothing, where `kept` is not such a hand. */

@@ -31,14 +31,16 @@ let openGames = []; // unfinished games, for "score from a game" and "record int
 let fromGame = null; // the game the hand is scored from: its dealer, 連莊, round and seat winds
 let lastResult = null; // {request, result, photo_id}
 let lastExamplesKey = null;
-let handRecorded = false; // the hand in the editor went into a game: it is no work to keep any more
 let recordedTiles = null; // the tiles last recorded into a game (editor.toEngine): scored again, they are that hand
+
+/** Whether the editor holds the hand last recorded into a game: the same tiles, even after an undo
+ *  and a redo (another tile makes another hand). It is recorded once, and no work to keep. */
+const isRecorded = () => JSON.stringify(editor.toEngine()) === recordedTiles;
 
 const editor = new HandEditor($("#hand-editor"), {
   // an edit makes the saved-corrections line out of date
   onChange: () => {
     say(statusHand, ""); hideResult(); say($("#corrections-status"), ""); syncSaveCorrections();
-    handRecorded = false;
     saveDraft();
   },
   onMessage: (text, kind) => say(statusHand, text, kind),
@@ -229,10 +231,7 @@ async function scoreHand() {
   try {
     const result = await post("/api/score", req);
     const photoId = editor.photo ? editor.photo.photo_id : null;
-    // the same tiles scored again after recording are the same hand, even after an undo and a redo:
-    // recorded once (another tile makes another hand)
-    lastResult = { request: req, result, photo_id: photoId,
-                   recorded: JSON.stringify(editor.toEngine()) === recordedTiles };
+    lastResult = { request: req, result, photo_id: photoId, recorded: isRecorded() };
     renderResult(result, req);
     if (result.win) openRecord();
     $("#result-section").scrollIntoView({ behavior: "smooth", block: "start" });
@@ -487,7 +486,6 @@ $("#record-button").addEventListener("click", async () => {
     say(status, t("record_done", { n }) + (hand ? ` · ${handTaiText(hand)}` : ""), "ok");
     lastResult.recorded = true; // one scored hand goes into a game once
     recordedTiles = JSON.stringify(editor.toEngine());
-    handRecorded = true;
     status.append(" ", el("a", { href: `/games/${encodeURIComponent(recordGame.id)}`, text: t("record_open") }));
     if (fromGame && fromGame.id === recordGame.id) {
       fromGame = res; // the next hand is scored from the game as it is now (dealer, 連莊 moved on)
@@ -558,7 +556,7 @@ function applyOptions(o) {
 function saveDraft() {
   if (!draftRead) return;
   keepDraft(DRAFT_KEY, DRAFT_VERSION, { game: fromGame ? fromGame.id : "", options: readOptions(),
-                                       hand: handRecorded ? null : editor.saved() });
+                                       hand: isRecorded() ? null : editor.saved() });
 }
 
 /** The draft to restore: a game page's "score a hand" link starts that game's hand, so a draft kept
