@@ -236,6 +236,12 @@ def enter_readme_hand(page):
     expect(page.locator("#concealed-count")).to_have_class("count ok")
 
 
+def choose_yueqing(page):
+    """The 乐清 table on the score page, once the rule list has loaded."""
+    expect(page.locator('#rules option[value="yueqing"]')).to_have_count(1)
+    page.select_option("#rules", "yueqing")
+
+
 def claimed_by_south_from_west(page):
     page.check("#win-claimed")
     page.select_option("#seat-wind", "S")
@@ -732,8 +738,7 @@ def test_score_errors_and_result_where_the_player_looks(fake_server, new_page, s
 @pytest.mark.parametrize("size", SIZES)
 def test_yueqing_asks_for_the_caishen_first(fake_server, new_page, size):
     page = page_at(new_page, size, fake_server + "/")
-    expect(page.locator('#rules option[value="yueqing"]')).to_have_count(1)
-    page.select_option("#rules", "yueqing")
+    choose_yueqing(page)
     expect(page.locator("#caishen-field")).to_be_visible()
     enter_readme_hand(page)
     requests = []
@@ -1561,8 +1566,7 @@ def test_a_typed_hand_and_its_options_survive_a_reload(fake_server, new_page, si
 def test_back_from_the_games_page_brings_the_hand_back(fake_server, new_page, size):
     """乐清 with its 財神: leave for the games page, come back with Back."""
     page = page_at(new_page, size, fake_server + "/")
-    expect(page.locator('#rules option[value="yueqing"]')).to_have_count(1)
-    page.select_option("#rules", "yueqing")
+    choose_yueqing(page)
     page.select_option("#caishen", "9s")
     enter_readme_hand(page)
     claimed_by_south_from_west(page)
