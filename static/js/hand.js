@@ -77,7 +77,7 @@ export class HandEditor {
     this.onMessage = onMessage;
     this.target = "concealed";
     this.undoStack = [];
-    this.photo = null; // {photo_id, tiles, tileset} of the recognized photo the hand came from
+    this.photo = null; // the recognized photo the hand came from: photoLink()'s fields
     this.reset();
     this.sheet = el("dialog", { class: "sheet", id: "tile-sheet", "aria-labelledby": "sheet-title" });
     document.body.append(this.sheet);
@@ -126,7 +126,7 @@ export class HandEditor {
     }
     // the photo upright as it was read, unmarked: its pixels are the boxes' (a photo over 4096 px
     // is read shrunk), and no label covers the tile to check
-    this.photo = res.photo_id ? { photo_id: res.photo_id, tiles, tileset, picture: res.upright_url,
+    this.photo = res.photo_id ? { photo_id: res.photo_id, tileset, picture: res.upright_url,
                                   annotated: res.annotated_url || res.photo_url } : null;
     this.picture = null;
     this.render();
