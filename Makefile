@@ -50,8 +50,10 @@ system-deps:
 run: serve-deps
 	HOST=$(HOST) PORT=$(PORT) $(VPY) app.py
 
+# TEST_WORKERS=0 runs the suite in this process (a debugger, or output in order)
+TEST_WORKERS ?= 2
 test: venv system-deps
-	$(VPY) -m pytest -q -p no:cacheprovider --doctest-modules tests engine
+	$(VPY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --doctest-modules tests engine
 
 bench: dev-deps train-deps
 	$(VPY) -m tests.bench
