@@ -38,3 +38,58 @@ def test_a_hand_stored_at_number_zero_or_below_is_renumbered_not_duplicated(tmp_
     with sqlite3.connect(app.extensions["mahjong"].db_path) as conn:
         stored = conn.execute("SELECT n, tai FROM hands WHERE game_id = ? ORDER BY n", (g["id"],)).fetchall()
     assert stored == [(1, 2), (2, 1), (3, 0)]
+
+
+def _read_only_database(monkeypatch):
+    """Each request's connection opens the database read-only: what SQLite answers when the data
+    folder's disk was remounted read-only or the file belongs to another user."""
+    from webapp import services
+
+    def read_only(path):
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        return conn
+    monkeypatch.setattr(services, "connect", read_only)
+
+
+def test_a_read_only_database_refuses_every_write_in_words_and_keeps_the_game(tmp_path, monkeypatch):
+    """Every write was a 500 `internal_error` with a traceback in the log."""
+    app = make_app(tmp_path)
+    c = app.test_client()
+    g = _game(c)
+    g = c.post(f"/api/games/{g['id']}/hands", json={"type": "draw"}, headers=FETCH).get_json()
+    export = c.get(f"/api/games/{g['id']}/export.json").get_json()
+    _read_only_database(monkeypatch)
+    for method, path, body in (("POST", f"/api/games/{g['id']}/hands", {"type": "draw"}),
+                               ("PUT", f"/api/games/{g['id']}/hands/1", {"type": "draw", "version": g["version"]}),
+                               ("DELETE", f"/api/games/{g['id']}/hands/1", {}),
+                               ("POST", "/api/games", {"players": ["E", "F", "G", "H"]}),
+                               ("POST", "/api/games/import", export)):
+        r = c.open(path, method=method, json=body, headers=dict(FETCH, **{"Accept-Language": "zh-TW"}))
+        assert r.status_code == 507 and r.get_json()["code"] == "disk_read_only", (method, path)
+        assert "唯讀" in r.get_json()["error"]
+    assert c.get(f"/api/games/{g['id']}").get_json() == g  # reads still work, nothing changed
+    assert [line["id"] for line in c.get("/api/games").get_json()] == [g["id"]]
+
+
+def test_a_read_only_photo_folder_refuses_the_photo_in_words(tmp_path, monkeypatch):
+    import errno
+    import io
+    import os
+
+    from tests.app_support import FakeRecognizer, fixture_photo, row
+
+    c = make_app(tmp_path, RECOGNIZER=FakeRecognizer(row([0, 1, 2]))).test_client()
+    kept = c.post("/api/recognize", data={"photo": (io.BytesIO(fixture_photo()), "p.jpg")}, headers=FETCH)
+    for thumb in (tmp_path / "data" / "photos").glob("**/thumbs/*"):
+        thumb.unlink()
+
+    def read_only(*_a, **_k):
+        raise OSError(errno.EROFS, "Read-only file system")
+    monkeypatch.setattr(os, "fsync", read_only)
+    # a thumbnail can be made again: it is still served, only not kept
+    assert c.get(kept.get_json()["thumb_url"]).status_code == 200
+    photo = fixture_photo()[:-2] + b"\x00\xff\xd9"  # another photo, not stored yet
+    r = c.post("/api/recognize", data={"photo": (io.BytesIO(photo), "p.jpg")}, headers=FETCH)
+    assert r.status_code == 507 and r.get_json()["code"] == "disk_read_only"
+    assert not list((tmp_path / "data" / "photos").glob("**/*.tmp"))

@@ -10,7 +10,7 @@ import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 
-from .disk import disk_full, is_disk_full
+from .disk import disk_full, is_disk_full, is_read_only, read_only
 
 # Ordered; entry i brings the schema from version i to i+1. Never edit a shipped entry: append.
 MIGRATIONS: list[str] = [
@@ -74,7 +74,8 @@ def hold_open(path: Path) -> sqlite3.Connection:
 def write_transaction(conn: sqlite3.Connection):
     """BEGIN IMMEDIATE … COMMIT: takes the write lock up front, so read-check-write is atomic.
 
-    A full disk (at any step, COMMIT included) rolls back and raises disk.disk_full (507)."""
+    A full disk (at any step, COMMIT included) rolls back and raises disk.disk_full (507), a
+    read-only database disk.read_only (507), never a 500."""
     try:
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -85,11 +86,11 @@ def write_transaction(conn: sqlite3.Connection):
             raise
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
-        if not is_disk_full(exc):
+        if not (is_disk_full(exc) or is_read_only(exc)):
             raise
         if conn.in_transaction:
             conn.execute("ROLLBACK")
-        raise disk_full() from None
+        raise (disk_full() if is_disk_full(exc) else read_only()) from None
 
 
 def split_statements(script: str) -> list[str]:

@@ -11,6 +11,9 @@ import sqlite3
 from .errors import ApiError
 
 FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
+# a read-only mount (the kernel remounts an SD card read-only after an I/O error) or a folder
+# or file the server's user may not write (restored under another owner)
+READ_ONLY_ERRNOS = frozenset({errno.EROFS, errno.EACCES, errno.EPERM})
 
 
 def is_disk_full(exc: BaseException) -> bool:
@@ -19,6 +22,20 @@ def is_disk_full(exc: BaseException) -> bool:
     if isinstance(exc, sqlite3.Error):
         return getattr(exc, "sqlite_errorname", "") == "SQLITE_FULL" or "disk is full" in str(exc)
     return False
+
+
+def is_read_only(exc: BaseException) -> bool:
+    if isinstance(exc, OSError):
+        return exc.errno in READ_ONLY_ERRNOS
+    if isinstance(exc, sqlite3.Error):
+        return getattr(exc, "sqlite_errorname", "").startswith("SQLITE_READONLY") or "readonly database" in str(exc)
+    return False
+
+
+def read_only() -> ApiError:
+    # 507 like a full disk: nothing could be stored (the pages read 503 as "no model installed")
+    return ApiError(507, "the server cannot write to its data folder (it is read-only); nothing was saved. "
+                    "Check the disk and the folder's permissions, then try again", code="disk_read_only")
 
 
 def disk_full(writing: bool = True) -> ApiError:

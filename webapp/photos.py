@@ -15,7 +15,7 @@ import re
 import secrets
 from pathlib import Path
 
-from .disk import disk_full, is_disk_full
+from .disk import disk_full, is_disk_full, is_read_only, read_only
 from .errors import ApiError
 
 log = logging.getLogger("webapp")
@@ -41,6 +41,8 @@ def write_atomic(path: Path, data: bytes) -> None:
     except OSError as exc:
         if is_disk_full(exc):
             raise disk_full() from None
+        if is_read_only(exc):
+            raise read_only() from None
         raise
     finally:
         tmp.unlink(missing_ok=True)
@@ -48,13 +50,13 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 def write_cache(path: Path, data: bytes) -> None:
     """Like write_atomic for what can be made again (thumbnails, readings): on a full disk the
-    answer is still given, only not kept."""
+    answer is still given, only not kept (and so on a read-only one)."""
     try:
         write_atomic(path, data)
     except ApiError as exc:
-        if exc.code != "disk_full":
+        if exc.code not in ("disk_full", "disk_read_only"):
             raise
-        log.warning("disk full: %s not cached", path.name)
+        log.warning("%s: %s not cached", exc.code, path.name)
 
 
 def remove_orphans(folder: Path) -> int:
