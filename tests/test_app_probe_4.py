@@ -93,3 +93,27 @@ def test_a_read_only_photo_folder_refuses_the_photo_in_words(tmp_path, monkeypat
     r = c.post("/api/recognize", data={"photo": (io.BytesIO(photo), "p.jpg")}, headers=FETCH)
     assert r.status_code == 507 and r.get_json()["code"] == "disk_read_only"
     assert not list((tmp_path / "data" / "photos").glob("**/*.tmp"))
+
+
+def test_a_backup_that_fills_the_disk_leaves_no_partial_archive(tmp_path, monkeypatch, capsys):
+    """A backup cut short by a full disk left its .part file, as large as the disk had room for:
+    the disk stayed full, and the app refused every hand (507) until someone found the file."""
+    import errno
+    import tarfile
+
+    from tools.backup import main
+
+    make_app(tmp_path).test_client().post("/api/games", json={"players": PLAYERS}, headers=FETCH)
+    (tmp_path / "data" / "photos").mkdir(exist_ok=True)
+    (tmp_path / "data" / "photos" / "a.jpg").write_bytes(b"jpeg" * 1000)
+    real_add = tarfile.TarFile.add
+
+    def add(self, name, *args, **kwargs):
+        if str(name).endswith("photos"):
+            self.fileobj.write(b"x" * 4096)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_add(self, name, *args, **kwargs)
+    monkeypatch.setattr(tarfile.TarFile, "add", add)
+    assert main(["--data", str(tmp_path / "data"), "--out", str(tmp_path / "backups")]) == 2
+    assert "No space left" in capsys.readouterr().err
+    assert list((tmp_path / "backups").iterdir()) == []

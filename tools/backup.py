@@ -36,13 +36,18 @@ def backup(data_dir: Path, out_dir: Path, now: datetime | None = None) -> Path:
             src.backup(dst)
         _check_copy(copy, db)
         partial = target.with_suffix(".part")
-        with tarfile.open(partial, "w:gz") as tar:
-            tar.add(copy, arcname=f"data/{DB_NAME}")
-            for name in KEPT:
-                if (data_dir / name).exists():
-                    tar.add(data_dir / name, arcname=f"data/{name}",
-                            filter=lambda info: None if info.name.endswith(".tmp") else info)
-        os.replace(partial, target)  # a backup cut short never looks complete
+        try:
+            with tarfile.open(partial, "w:gz") as tar:
+                tar.add(copy, arcname=f"data/{DB_NAME}")
+                for name in KEPT:
+                    if (data_dir / name).exists():
+                        tar.add(data_dir / name, arcname=f"data/{name}",
+                                filter=lambda info: None if info.name.endswith(".tmp") else info)
+            os.replace(partial, target)  # a backup cut short never looks complete
+        except BaseException:
+            # a disk filled by the archive would also refuse the app's next hand (507): give it back
+            partial.unlink(missing_ok=True)
+            raise
     return target
 
 
