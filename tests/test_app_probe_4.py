@@ -117,3 +117,23 @@ def test_a_backup_that_fills_the_disk_leaves_no_partial_archive(tmp_path, monkey
     assert main(["--data", str(tmp_path / "data"), "--out", str(tmp_path / "backups")]) == 2
     assert "No space left" in capsys.readouterr().err
     assert list((tmp_path / "backups").iterdir()) == []
+
+
+@pytest.mark.parametrize("damage, says", [("UPDATE schema_version SET version = 'x'", "holds 'x'"),
+                                          ("UPDATE schema_version SET version = 1.5", "holds 1.5"),
+                                          ("DELETE FROM schema_version", "row is missing")])
+def test_a_damaged_schema_version_stops_the_start_in_words_and_changes_nothing(tmp_path, damage, says):
+    """The start failed with a bare TypeError, or ran the first migration again ('table games
+    already exists'): nothing said the file was damaged, nor what to do."""
+    app = make_app(tmp_path)
+    _game(app.test_client())
+    app.extensions["mahjong"].keeper.close()
+    path = app.extensions["mahjong"].db_path
+    with sqlite3.connect(path) as conn:
+        conn.execute(damage)
+    with pytest.raises(RuntimeError, match="schema_version") as caught:
+        make_app(tmp_path)
+    assert says in str(caught.value) and "backup" in str(caught.value)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
+        assert conn.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == (0 if "DELETE" in damage else 1)

@@ -107,9 +107,19 @@ def split_statements(script: str) -> list[str]:
     return statements
 
 
+DAMAGED = ("the games in it are untouched: restore the latest backup (README, 'Where the data lives') or "
+           "set the row to the version the file has")
+
+
 def schema_version(conn: sqlite3.Connection) -> int:
     row = conn.execute("SELECT version FROM schema_version").fetchone()
-    return row[0] if row else 0
+    if row is None:
+        return 0
+    version = row[0]
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:  # 'x', 1.5: a damaged row
+        raise RuntimeError(f"the database's schema_version row is damaged (it holds {version!r}, not a "
+                           f"version number); {DAMAGED}")
+    return version
 
 
 def migrate(conn: sqlite3.Connection, migrations: list[str] = MIGRATIONS) -> int:
@@ -121,6 +131,10 @@ def migrate(conn: sqlite3.Connection, migrations: list[str] = MIGRATIONS) -> int
     conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
     with write_transaction(conn):
         if conn.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == 0:
+            # no row beside the app's tables is a damaged file, not a new one: version 0 would run
+            # the first migration again ("table games already exists") and the app never started
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'games'").fetchone():
+                raise RuntimeError(f"the database holds games but its schema_version row is missing; {DAMAGED}")
             conn.execute("INSERT INTO schema_version (version) VALUES (0)")
     while True:
         with write_transaction(conn):
