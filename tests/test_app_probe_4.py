@@ -137,3 +137,31 @@ def test_a_damaged_schema_version_stops_the_start_in_words_and_changes_nothing(t
     with sqlite3.connect(path) as conn:
         assert conn.execute("SELECT COUNT(*) FROM games").fetchone()[0] == 1
         assert conn.execute("SELECT COUNT(*) FROM schema_version").fetchone()[0] == (0 if "DELETE" in damage else 1)
+
+
+def test_one_game_comes_back_from_a_backup_as_the_readme_says(tmp_path):
+    """README, 'Where the data lives': a second app on the unpacked archive exports the game, the
+    running app imports it; the games recorded since the backup stay."""
+    import tarfile
+
+    from tools.backup import backup
+
+    app = make_app(tmp_path / "live")
+    c = app.test_client()
+    g = _game(c)
+    for tai in (1, 2, 3):
+        g = c.post(f"/api/games/{g['id']}/hands", json={"type": "win", "winner": 1, "discarder": 2, "tai": tai},
+                   headers=FETCH).get_json()
+    archive = backup(tmp_path / "live" / "data", tmp_path / "backups")
+    c.delete(f"/api/games/{g['id']}/hands/2?version={g['version']}", headers=FETCH)  # the mistake
+    newer = _game(c)
+    with tarfile.open(archive) as tar:
+        tar.extractall(tmp_path / "old", filter="data")
+    old = make_app(tmp_path / "old").test_client()
+    export = old.get(f"/api/games/{g['id']}/export.json")
+    assert export.status_code == 200
+    r = c.post("/api/games/import", data=export.data, content_type="application/json", headers=FETCH)
+    assert r.status_code == 201
+    back = r.get_json()
+    assert [h["hand_tai"] for h in back["hands"]] == [1, 2, 3] and back["totals"] == g["totals"]
+    assert {line["id"] for line in c.get("/api/games").get_json()} == {g["id"], newer["id"], back["id"]}
