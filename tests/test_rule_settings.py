@@ -122,3 +122,17 @@ def test_dealer_tai_on_another_s_self_draw(tmp_path, rules):
     # the dealer's own win and a deal-in by the dealer still carry them
     dealer_in = score(Hand.from_dict({**A, "discarder": "E", "streak": 2, "rules": str(path)}))
     assert dealer_in["payments"]["E"] == -(100 + (dealer_in["hand_tai"] + 5) * 20)
+
+
+@pytest.mark.parametrize("path", sorted(RULES_DIR.glob("*.toml")), ids=lambda p: p.stem)
+def test_every_flow_value_says_where_it_comes_from(path):
+    """[flow] values are read as plain values (engine.flow.FlowRules), so each one's source, or the
+    common practice chosen where the seed is silent, is the comment on its line."""
+    lines, inside = [], False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("["):
+            inside = line.strip() == "[flow]"
+        elif inside and "=" in line and not line.lstrip().startswith("#"):
+            lines.append(line)
+    bare = [line.split("=")[0].strip() for line in lines if len(line.partition("#")[2].strip()) < 10]
+    assert bare == [], f"{path.name}: [flow] {', '.join(bare)} without a note"
