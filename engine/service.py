@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .analysis import advise, is_complete, shanten, winning_tiles
 from .errors import HandError
+from .flow import FlowRules
 from .hand import Hand
 from .rules import load_table, table_names
 from .scoring import score
@@ -122,6 +123,8 @@ def rules_json() -> dict:
         t = load_table(name)
         tables.append({**t.summary(),
                        "settings": t.settings,
+                       # the game page asks whether a draw's kong passes the deal only where it does (乐清)
+                       "flow": FlowRules.from_dict(t.flow).to_dict(),
                        "entries": [{"id": e.id, "name": e.name, "name_en": e.name_en, "tai": e.tai,
                                     "requires": e.requires} for e in t.entries]})
     return {"tables": tables}

@@ -3,7 +3,9 @@ paid as a self-draw, a 乐清 draw without counting_kong, a game whose export co
 again, and payments that did not sum to zero."""
 from __future__ import annotations
 
+import re
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -131,3 +133,29 @@ def test_an_export_of_a_game_with_finer_stakes_imports_again(client):
     exported = client.get(f"/api/games/{g['id']}/export.json").get_json()
     back = client.post("/api/games/import", json=dict(exported, base=0.005), headers=FETCH)
     assert back.status_code == 201 and back.get_json()["base"] == 0.005
+
+
+LANG = Path(__file__).resolve().parent.parent / "static" / "js" / "lang"
+
+
+def wording(lang: str, key: str) -> str:
+    match = re.search(rf'^\s*{key}: "(.*)",$', (LANG / f"{lang}.js").read_text(encoding="utf-8"), re.MULTILINE)
+    assert match, f"{lang}.js has no {key}"
+    return match.group(1)
+
+
+def test_the_draw_kong_box_says_the_deal_passes_and_only_where_it_does(client):
+    """Seed 004 §七: 流局时,如果有人放四张牌的杠(白皮杠不算),那么庄家的下家做庄. The game page's box
+    said the opposite (照連莊, "dealer keeps the deal"), and showed on the Taiwanese tables, where a
+    draw always keeps the dealer (臭莊) whatever was made: the page now asks only where the table's
+    flow lets the kong decide the deal, which /api/rules says."""
+    assert wording("zh", "counting_kong") == "有人開過槓（當花的白板槓不算）：下家接莊"
+    assert wording("en", "counting_kong") == "Someone made a kong (not of the tile played as flowers): the deal passes"
+    assert (wording("zh", "hand_draw_kong"), wording("en", "hand_draw_kong")) == ("流局，有槓：下家接莊",
+                                                                                  "Draw, a kong made: the deal passed")
+    flows = {t["id"]: t["flow"]["draw_rule"] for t in client.get("/api/rules").get_json()["tables"]}
+    assert flows == {"tw-standard": "dealer_continues", "platform-tai": "dealer_continues",
+                     "platform-flower": "dealer_continues", "yueqing": "yueqing"}
+    g = _game(client, rules="yueqing")
+    r = client.post(f"/api/games/{g['id']}/hands", json={"type": "draw", "counting_kong": True}, headers=FETCH)
+    assert (r.get_json()["state"]["dealer"], r.get_json()["state"]["streak"]) == (1, 0)  # the box ticked: passed

@@ -53,6 +53,7 @@ function render() {
   renderHistory();
   followEditedHand();
   fillPlayerSelects(windsOf(editing));  // the choices kept, their names in the page's language
+  syncForm();  // the draw's kong box: only where the game's table lets a kong pass the deal
   $("#add-hand").disabled = st.finished && editing === null;
 }
 
@@ -69,7 +70,7 @@ window.addEventListener("resize", () => {
 
 /** Who won and how (one phrase each, so a narrow card wraps between phrases, not inside names). */
 function handText(h) {
-  if (h.type === "draw") return [el("span", { text: t("hand_draw") + (h.counting_kong ? ` (${t("counting_kong")})` : "") })];
+  if (h.type === "draw") return [el("span", { text: t(h.counting_kong && kongPassesDeal() ? "hand_draw_kong" : "hand_draw") })];
   const how = h.discarder === null ? t("hand_self") : t("hand_from", { d: game.players[h.discarder] });
   return [el("span", { class: "who", text: t("hand_win_by", { w: game.players[h.winner] }) }), " · ",
           el("span", { class: "how", text: how })];
@@ -144,10 +145,18 @@ function fillPlayerSelects(winds) {
   if ($("#winner").value === $("#discarder").value) $("#discarder").value = String((Number($("#winner").value) + 1) % 4);
 }
 
+/** Whether a draw's kong decides the deal: under the 乐清 flow it passes it (seed 004 §七); a
+ *  Taiwanese draw keeps the dealer whatever was made (臭莊). Asked too where the table is unknown. */
+function kongPassesDeal() {
+  const table = game && tables.find((x) => x.id === game.rules);
+  return !table || !table.flow || table.flow.draw_rule === "yueqing";
+}
+
 function syncForm() {
   const win = $("#type-win").checked;
   for (const n of $$(".win-only")) n.hidden = !win;
   for (const n of $$(".draw-only")) n.hidden = win;
+  $("#counting-kong").closest("label").hidden = win || !kongPassesDeal();
   if (win) $("#discarder-field").hidden = $("#self-drawn").checked;
 }
 
@@ -156,7 +165,7 @@ for (const id of ["#type-win", "#type-draw", "#self-drawn"]) $(id).addEventListe
 // ---------- changes ----------
 
 function formBody() {
-  if ($("#type-draw").checked) return { type: "draw", counting_kong: $("#counting-kong").checked };
+  if ($("#type-draw").checked) return { type: "draw", counting_kong: kongPassesDeal() && $("#counting-kong").checked };
   const winner = Number($("#winner").value);
   const self = $("#self-drawn").checked;
   const discarder = self ? null : Number($("#discarder").value);
