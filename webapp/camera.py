@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import contextmanager
 
 from .camera_sources import opencv_camera
 from .errors import ApiError
 
 NO_CAMERA = "no camera attached"
+NOT_ANSWERING = "the camera is not answering; check its cable, or restart the server"
 MAX_STREAMS = 2
 FRAME_INTERVAL = 0.1  # at most ~10 frames a second to each viewer
+# A read can stall for good (a USB camera half unplugged, libcamera stuck): the requests behind
+# it give up after this long instead of each holding one of the server's few threads forever.
+READ_WAIT = 3.0
 
 
 class Camera:
@@ -23,6 +28,16 @@ class Camera:
         self._lock = threading.Lock()
         self._capture = None
         self.streams = threading.BoundedSemaphore(MAX_STREAMS)
+
+    @contextmanager
+    def _turn(self):
+        """The camera to this request alone; 503 when a read before it does not end."""
+        if not self._lock.acquire(timeout=READ_WAIT):
+            raise ApiError(503, NOT_ANSWERING, code="camera_not_answering")
+        try:
+            yield
+        finally:
+            self._lock.release()
 
     def _open(self):
         if self._capture is None:
@@ -37,15 +52,15 @@ class Camera:
     def attached(self) -> bool:
         """Whether a camera opens (kept open for the frames that follow); never raises."""
         try:
-            with self._lock:
+            with self._turn():
                 self._open()
             return True
         except (ApiError, ImportError, OSError):
             return False
 
     def frame(self):
-        """One BGR frame; 404 when no camera opens or it stops giving frames."""
-        with self._lock:
+        """One BGR frame; 404 when no camera opens or it stops giving frames, 503 when it hangs."""
+        with self._turn():
             capture = self._open()
             ok, image = capture.read()
             if not ok or image is None:

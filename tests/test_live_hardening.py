@@ -1,0 +1,57 @@
+"""The live page's endpoints under careless and hostile clients: the camera, the frame form."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from tests.app_support import make_app
+
+
+class StalledCapture:
+    """A camera whose first read never ends (until the test lets it), as a half-unplugged one."""
+
+    def __init__(self):
+        self.go = threading.Event()
+        self.reading = threading.Event()
+
+    def isOpened(self):  # noqa: N802 (VideoCapture's name)
+        return True
+
+    def read(self):
+        self.reading.set()
+        self.go.wait(30)
+        return True, np.full((48, 64, 3), 128, np.uint8)
+
+    def release(self):
+        pass
+
+
+def test_a_stalled_camera_does_not_hold_every_request(tmp_path, monkeypatch):
+    monkeypatch.setattr("webapp.camera.READ_WAIT", 0.2, raising=False)
+    capture = StalledCapture()
+    app = make_app(tmp_path, CAMERA_OPENER=lambda index: capture)
+    stuck = threading.Thread(target=lambda: app.test_client().get("/api/camera/frame"), daemon=True)
+    stuck.start()
+    assert capture.reading.wait(5)
+    answers = {}
+
+    def ask(path, lang):
+        r = app.test_client().get(path, headers={"Accept-Language": lang})
+        answers[path, lang] = r.status_code, r.get_json()
+    try:
+        asking = [threading.Thread(target=ask, args=(path, lang), daemon=True)
+                  for path in ("/api/camera/frame", "/api/camera") for lang in ("en", "zh")]
+        [t.start() for t in asking]
+        [t.join(5) for t in asking]
+        assert not any(t.is_alive() for t in asking), "a request waited on the stalled camera"
+        # once was a wait without end: four such requests held every server thread, pages too
+        assert answers["/api/camera/frame", "en"] == (503, {
+            "error": "the camera is not answering; check its cable, or restart the server",
+            "code": "camera_not_answering", "params": {}})
+        assert answers["/api/camera/frame", "zh"][1]["error"].startswith("攝影機沒有回應")
+        assert answers["/api/camera", "en"] == (200, {"attached": False})  # the page picks another source
+    finally:
+        capture.go.set()
+        stuck.join(5)
+    assert app.test_client().get("/api/camera/frame").status_code == 200  # answering again
