@@ -182,7 +182,12 @@ for (const id of ["#live-self", "#live-claimed", "#live-seat", "#live-round", "#
 // ---------- sources ----------
 
 async function grabServerFrame() {
-  const res = await fetch("/api/camera/frame", { cache: "no-store" });
+  let res;
+  try {
+    res = await fetch("/api/camera/frame", { cache: "no-store" });
+  } catch (e) {
+    throw new Error(t("network_error")); // the browser's own words ("Failed to fetch") are English
+  }
   if (!res.ok) throw new Error(t("live_no_server_cam"));
   return res.blob();
 }
