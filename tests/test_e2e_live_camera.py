@@ -26,3 +26,31 @@ def test_an_unreachable_server_is_said_in_the_pages_language(browser, tmp_path):
     finally:
         ctx.close()
         shutdown()
+
+
+def test_a_camera_that_stops_is_said_and_can_start_again(browser, tmp_path):  # noqa: F811
+    url, shutdown = thread_server(tmp_path)  # no table camera: this device's camera is the source
+    # a second chromium from the same Playwright, with Chromium's fake camera allowed
+    b = browser.browser_type.launch(executable_path=CHROMIUM, args=BROWSER_ARGS + [
+        "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"])
+    try:
+        for lang, running, lost in (("zh", "辨識中，約每秒一次", "相機中斷了（拔掉或被關掉）：按「開始」重新使用，或改用拍照上傳"),
+                                    ("en", "Recognizing about once a second",
+                                     "The camera stopped (unplugged or turned off): press Start to use it again, or upload photos")):
+            ctx = b.new_context(viewport=PHONE, locale="zh-TW", permissions=["camera"])
+            ctx.add_init_script(f"localStorage.setItem('mahjong.lang', '{lang}')")
+            page = ctx.new_page()
+            page.goto(url + "/live")
+            expect(page.locator("#src-browser")).to_be_checked()
+            page.click("#live-toggle")
+            expect(page.locator("#live-status")).to_have_text(running, timeout=15_000)
+            # the camera goes (its track ends): once the frozen last picture went on being read as live
+            page.evaluate("() => document.querySelector('#video').srcObject.getTracks().forEach((t) => t.stop())")
+            expect(page.locator("#live-status")).to_have_text(lost, timeout=15_000)
+            expect(page.locator("#live-status")).to_have_attribute("data-kind", "error")
+            page.click("#live-toggle")  # back: Start asks for the camera again
+            expect(page.locator("#live-status")).to_have_text(running, timeout=15_000)
+            ctx.close()
+    finally:
+        b.close()
+        shutdown()

@@ -193,6 +193,11 @@ async function grabServerFrame() {
 }
 
 function grabBrowserFrame() {
+  // an unplugged or revoked camera ends its track; the video then holds its last picture, which
+  // would be sent as if live, so stop and say so
+  if (state.stream && state.stream.getVideoTracks().every((track) => track.readyState === "ended")) {
+    throw new CameraLost();
+  }
   const video = $("#video");
   const canvas = document.createElement("canvas");
   const scale = Math.min(1, 1600 / Math.max(video.videoWidth, 1));
@@ -201,6 +206,8 @@ function grabBrowserFrame() {
   canvas.getContext("2d").drawImage(video, 0, 0, canvas.width, canvas.height);
   return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error("no frame"))), "image/jpeg", 0.85));
 }
+
+class CameraLost extends Error {}
 
 function showFrame(blob) {
   const view = $("#frame-view");
@@ -227,6 +234,7 @@ async function loop() {
       await analyse(blob);
       status("live_status_running", "ok");
     } catch (e) {
+      if (e instanceof CameraLost) { stop(); status("live_cam_lost", "error"); break; }
       status("error_prefix", "error", e.message);
       if (e.status === 503 || e.status === 404) { stop(); break; }
     }
