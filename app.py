@@ -32,6 +32,7 @@ from webapp.throttle import PinThrottle
 ROOT = Path(__file__).resolve().parent
 MAX_UPLOAD = 20 * 1024 * 1024
 MAX_FORM_FIELD = 500 * 1024  # a form field that is not a file (seen, melds …); Werkzeug's default, stated
+MAX_FORM_PARTS = 1000  # fields and files in one form; Werkzeug's default, stated
 
 
 def _settings(config: dict | None) -> dict:
@@ -64,6 +65,7 @@ def create_app(config: dict | None = None) -> Flask:
         TESTING=bool(config.get("TESTING")),
         MAX_CONTENT_LENGTH=MAX_UPLOAD,
         MAX_FORM_MEMORY_SIZE=MAX_FORM_FIELD,
+        MAX_FORM_PARTS=MAX_FORM_PARTS,
         SERVED_HOSTS=served_hosts(config["HOST"], config["ALLOWED_HOSTS"]),
         TABLE_PIN=config["TABLE_PIN"],
         SECRET_KEY=security.secret_key(data_dir),

@@ -1,11 +1,12 @@
 """The live page's endpoints under careless and hostile clients: the camera, the frame form."""
 from __future__ import annotations
 
+import io
 import threading
 
 import numpy as np
 
-from tests.app_support import make_app
+from tests.app_support import FETCH, make_app
 
 
 class StalledCapture:
@@ -55,3 +56,16 @@ def test_a_stalled_camera_does_not_hold_every_request(tmp_path, monkeypatch):
         capture.go.set()
         stuck.join(5)
     assert app.test_client().get("/api/camera/frame").status_code == 200  # answering again
+
+
+def test_a_form_of_too_many_fields_says_so(tmp_path):
+    """Werkzeug caps a form at 1000 parts with the same 413 as a field over 500 KB: the answer names
+    both limits, where it once told a client of 1001 tiny fields that one field was too large."""
+    c = make_app(tmp_path).test_client()
+    fields = {f"f{i}": "x" for i in range(1001)}
+    for lang, text in (("en", "the form is too large: at most 1000 fields, each at most 500 KB (files: 20 MB)"),
+                       ("zh", "表單太大：最多 1000 個欄位，每個欄位上限 500 KB（檔案 20 MB）")):
+        r = c.post("/api/live", data={**fields, "frame": (io.BytesIO(b"x"), "f.jpg")},
+                   headers={**FETCH, "Accept-Language": lang})
+        assert r.status_code == 413 and r.get_json() == {"error": text, "code": "form_field_too_large",
+                                                         "params": {"kb": 500, "parts": 1000}}

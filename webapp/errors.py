@@ -103,7 +103,8 @@ def _error_page(text: str, status: int):
 
 
 def _form_field_too_large() -> bool:
-    """A 413 for a body under the upload limit came from Werkzeug's per-field cap, not the upload's."""
+    """A 413 for a body under the upload limit came from Werkzeug's form caps (a field's size or the
+    number of parts, which it does not tell apart), not the upload's."""
     length, limit = request.content_length, current_app.config.get("MAX_CONTENT_LENGTH")
     return bool(length and limit and length <= limit and current_app.config.get("MAX_FORM_MEMORY_SIZE"))
 
@@ -135,9 +136,9 @@ def register(app: Flask) -> None:
         status = exc.code or 500
         message, code = HTTP_MESSAGES.get(status, (exc.name.lower(), "http_error"))
         if status == 413 and _form_field_too_large():
-            kb = current_app.config["MAX_FORM_MEMORY_SIZE"] // 1024
-            return error_response(413, f"a form field is too large; the limit is {kb} KB a field (files: 20 MB)",
-                                  "form_field_too_large", {"kb": kb})
+            kb, parts = current_app.config["MAX_FORM_MEMORY_SIZE"] // 1024, current_app.config["MAX_FORM_PARTS"]
+            return error_response(413, f"the form is too large: at most {parts} fields, each at most {kb} KB "
+                                  "(files: 20 MB)", "form_field_too_large", {"kb": kb, "parts": parts})
         if not _wants_json():
             if status in HTTP_MESSAGES:
                 return error_response(status, message, code, {"status": status, "name": exc.name.lower()})
