@@ -69,3 +69,21 @@ def test_a_form_of_too_many_fields_says_so(tmp_path):
                    headers={**FETCH, "Accept-Language": lang})
         assert r.status_code == 413 and r.get_json() == {"error": text, "code": "form_field_too_large",
                                                          "params": {"kb": 500, "parts": 1000}}
+
+
+def test_a_dragon_typed_as_a_flower_is_refused_under_taiwanese_rules(tmp_path):
+    """The live keyboard offers 白板 and 紅中 as flowers for 乐清; under a Taiwanese table the
+    16-tile waits were once given as if they were flowers (only a win's score said otherwise)."""
+    from tests.app_support import READY_16, FakeRecognizer, fixture_photo, row
+    c = make_app(tmp_path, RECOGNIZER=FakeRecognizer(row(READY_16))).test_client()
+
+    def live(flowers, rules, lang="en"):
+        return c.post("/api/live", data={"frame": (io.BytesIO(fixture_photo()), "f.jpg"), "flowers": flowers,
+                                         "rules": rules}, headers={**FETCH, "Accept-Language": lang})
+    for rules in ("tw-standard", "platform-tai"):
+        r = live("1f C", rules)
+        assert r.status_code == 400 and r.get_json()["code"] == "not_a_flower_taiwan"
+        assert r.get_json()["error"] == "C (紅中) is not a flower under Taiwanese rules (flowers are 1f-8f)"
+    assert live("P", "tw-standard", "zh").get_json()["error"] == "台灣麻將的花牌只有春夏秋冬梅蘭竹菊，白板 不是花牌"
+    assert live("1f", "tw-standard").get_json()["message_code"] == "live_waiting"
+    assert live("P", "yueqing").status_code == 200  # 乐清's flower
