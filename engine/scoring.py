@@ -56,7 +56,20 @@ def _flower_reading(hand: Hand) -> Reading | None:
 
 
 def _check_flowers(hand: Hand) -> None:
-    for f in hand.flowers:
+    check_taiwan_flowers(hand.flowers)
+
+
+def check_taiwan_flowers(flowers) -> None:
+    """Flowers under a Taiwanese table are 1f-8f (白板 and 紅中 are flowers under 乐清 only).
+
+    >>> from engine.hand import parse_flowers
+    >>> check_taiwan_flowers(parse_flowers("1f 8f"))
+    >>> check_taiwan_flowers(parse_flowers("C"))
+    Traceback (most recent call last):
+    ...
+    engine.errors.HandError: C is not a flower under Taiwanese rules (flowers are 1f-8f)
+    """
+    for f in flowers:
         if not is_flower(f):
             raise HandError(f"{tile_name(f)} is not a flower under Taiwanese rules (flowers are 1f-8f)",
                             code="not_a_flower_taiwan", tile=tile_name(f), tile_zh=zh_name(f))

@@ -9,7 +9,8 @@ from __future__ import annotations
 from engine.errors import HandError, clean_params
 from engine.hand import Meld, parse_flowers
 from engine.service import advise_json, waits_json
-from engine.tiles import check_copies, is_flower, parse_tile, parse_tiles, tile_name, zh_name
+from engine.scoring import check_taiwan_flowers
+from engine.tiles import check_copies, parse_tile, parse_tiles, zh_name
 
 from .errors import ApiError, render, request_lang
 from .games import rule_table
@@ -31,19 +32,11 @@ def check_player_input(seen, melds, flowers, rules) -> None:
         if flowers is not None:
             typed = parse_flowers(flowers)
             if table.scorer == "taiwan":  # 白板/紅中 are flowers under 乐清 only; waits never score them
-                _taiwan_flowers(typed)
+                check_taiwan_flowers(typed)
             own += typed
         check_copies(own)
     except HandError as exc:
         raise ApiError.from_error(400, exc) from None
-
-
-def _taiwan_flowers(flowers) -> None:
-    """The scorer's check (engine.scoring), also for 16 tiles, whose waits it never scores."""
-    bad = next((f for f in flowers if not is_flower(f)), None)
-    if bad is not None:
-        raise HandError(f"{tile_name(bad)} is not a flower under Taiwanese rules (flowers are 1f-8f)",
-                        code="not_a_flower_taiwan", tile=tile_name(bad), tile_zh=zh_name(bad))
 
 
 def _layout_melds(layout: dict) -> tuple[list[dict], bool]:
