@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 # the page tests' skip marks and their fixtures: the in-thread server and the chromium
 from tests.test_e2e_pages import (BROWSER_ARGS, CHROMIUM, PHONE, FakeCapture, browser,  # noqa: F401
-                                  pytestmark, thread_server)
+                                  pytestmark, snap, thread_server)
 
 
 def test_an_unreachable_server_is_said_in_the_pages_language(browser, tmp_path):  # noqa: F811
@@ -48,6 +48,7 @@ def test_a_camera_that_stops_is_said_and_can_start_again(browser, tmp_path):  # 
             page.evaluate("() => document.querySelector('#video').srcObject.getTracks().forEach((t) => t.stop())")
             expect(page.locator("#live-status")).to_have_text(lost, timeout=15_000)
             expect(page.locator("#live-status")).to_have_attribute("data-kind", "error")
+            snap(page, f"live-camera-lost-{lang}-phone")
             page.click("#live-toggle")  # back: Start asks for the camera again
             expect(page.locator("#live-status")).to_have_text(running, timeout=15_000)
             ctx.close()

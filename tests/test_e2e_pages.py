@@ -1963,9 +1963,10 @@ def test_with_no_game_open_the_record_card_says_so_without_empty_lists(tmp_path,
         shutdown()
 
 
-def test_the_draw_kong_box_shows_only_where_a_kong_passes_the_deal(fake_server, new_page):
+@pytest.mark.parametrize("size", SIZES)
+def test_the_draw_kong_box_shows_only_where_a_kong_passes_the_deal(fake_server, new_page, size):
     """Seed 004 §七: a 乐清 draw with a kong passes the deal; a Taiwanese draw keeps the dealer (臭莊)."""
-    page = new_page()
+    page = new_page(VIEWPORTS[size])
     taiwan = make_game(fake_server, ["東哥", "南姐", "西弟", "北妹"])
     page.goto(f"{fake_server}/games/{taiwan['id']}")
     expect(page.locator("#scoreboard .player")).to_have_count(4)
@@ -1978,6 +1979,8 @@ def test_the_draw_kong_box_shows_only_where_a_kong_passes_the_deal(fake_server, 
     expect(page.locator("#counting-kong")).to_be_visible()
     expect(page.locator("label:has(#counting-kong)")).to_have_text("有人開過槓（當花的白板槓不算）：下家接莊")
     page.check("#counting-kong")
+    page.locator("#counting-kong").scroll_into_view_if_needed()
+    snap(page, f"game-draw-kong-yueqing-{size}")
     page.click("#add-hand")
     expect(page.locator('#history tr[data-hand="1"]')).to_contain_text("流局，有槓：下家接莊")
     expect(page.locator('#scoreboard .player[data-player="1"]')).to_have_class("player dealer")
