@@ -55,6 +55,52 @@ def test_merge_keeps_the_classifiers_group_when_the_reader_spreads_it():
     assert int(c[0].argmax()) == 5 and c[0, 5] == pytest.approx(0.35)
 
 
+def test_a_reader_that_says_no_number_is_printed_leaves_the_tile_to_the_name():
+    # xmahjongg's scanned set prints 梅 and no number; the classifier's number head read 4 (0.97).
+    # A reader with a fifth answer, "no number", leaves the four numbers too little to decide the
+    # tile, so the name does (梅 -> 5f under the default table), never 8f from a number not there.
+    from vision.pipeline import to_tiles
+
+    p_cls = probs([{38: 0.9, 41: 0.1}])
+    p_num = np.array([[0.01, 0.01, 0.01, 0.97]], np.float32)
+    says_none = (np.eye(8, dtype=np.float32)[[4]], np.array([[0.01, 0.01, 0.01, 0.02, 0.95]], np.float32))
+    _, n = merge(p_cls, p_num, np.array([True]), says_none, weight=0.5)
+    assert n.shape == (1, 4) and float(n.max()) == pytest.approx(0.495)
+    det = {"cls": 38, "box": [0, 0, 10, 14], "confidence": 0.9, "number": int(n.argmax()) + 1,
+           "number_confidence": float(n.max())}
+    assert to_tiles([det])[0]["tile"] == "5f"
+    # the same reader reading a printed 4 keeps the number's say: 梅 printing 4 is the 8th flower
+    reads_four = (says_none[0], np.array([[0.01, 0.01, 0.01, 0.95, 0.02]], np.float32))
+    _, n = merge(p_cls, p_num, np.array([True]), reads_four, weight=0.5)
+    assert float(n.max()) == pytest.approx(0.96)
+    assert to_tiles([{**det, "number": 4, "number_confidence": float(n.max())}])[0]["tile"] == "8f"
+
+
+def test_the_readers_no_number_answer_is_taught_on_flowers_that_print_none():
+    torch = pytest.importorskip("torch")
+    from training.cls_net import NUM_PRINTED, TileNet
+    from training.train_classifier import NO_NUMBER
+    from training.train_flower_reader import (NONE_PRINTED, WEIGHTS_FILE, _reader, from_classifier, with_none_targets,
+                                              with_none)
+
+    k = torch.tensor([0, 3, NO_NUMBER])
+    four = from_classifier(None)
+    assert with_none_targets(k, four).tolist() == [0, 3, NO_NUMBER]  # a four-answer head skips them
+    five = with_none(from_classifier(None))
+    assert with_none_targets(k, five).tolist() == [0, 3, NONE_PRINTED]
+    # widening keeps the four numbers' weights and starts "none" below every number
+    made = from_classifier(MODELS / "classifier.pt")  # the classifier's four-answer number head
+    old_w, old_b = made.num_head.weight.clone(), made.num_head.bias.clone()
+    wide = with_none(made)
+    assert wide.num_head.out_features == NUM_PRINTED + 1
+    assert torch.equal(wide.num_head.weight[:NUM_PRINTED], old_w) and torch.equal(wide.num_head.bias[:NUM_PRINTED], old_b)
+    assert wide.num_head.bias.detach()[NUM_PRINTED] < old_b.detach().min()
+    # and a five-answer reader's weights load back as one
+    again = _reader(wide.state_dict(), FLOWER_CLASSES)
+    assert again.num_head.out_features == NUM_PRINTED + 1 and isinstance(again, TileNet)
+    assert _reader(torch.load(MODELS / WEIGHTS_FILE), FLOWER_CLASSES).num_head.out_features == NUM_PRINTED + 1
+
+
 class FakeSession:
     """An ONNX session stand-in that says every crop is 竹 printing 4, and records its inputs."""
 

@@ -34,7 +34,8 @@ from training import train_group_reader as tgr
 from training.adapt_replay import REPLAY_SHARE, rehearsed_class_loss
 from training.quantize import INT8_READERS, quantize_reader
 from training.train_classifier import NO_NUMBER
-from training.train_flower_reader import WEIGHTS_FILE, export_onnx, read_right, reader_view, start_from
+from training.train_flower_reader import (WEIGHTS_FILE, export_onnx, read_right, reader_view, start_from,
+                                          with_none_targets)
 from vision.classes import FLOWER_CLASSES
 from vision.flowers import FLOWER_STORE, READER_FILE
 from vision.group_readers import READERS, reader_file
@@ -111,7 +112,9 @@ def fine_tune(net, crops: np.ndarray, cls: np.ndarray, num: np.ndarray, steps: i
         if replay is not None:  # one forward pass for both: batch norm sees one batch
             r_pick = balanced_pick(replay[1], rng, n_replay)
             x = torch.cat([x, jittered(replay[0], r_pick, rng)])
-            k = np.concatenate([k, replay[2][r_pick]])
+            # a rehearsal flower of a set that prints names alone teaches "no number" to a reader
+            # that can say it (the player's own crops: an unknown number is only skipped)
+            k = np.concatenate([k, with_none_targets(torch.as_tensor(replay[2][r_pick]), net).numpy()])
         a, _, c = net(x)
         loss = rehearsed_class_loss(a, y, present, None if replay is None else replay[1][r_pick])
         if (k != NO_NUMBER).any():

@@ -566,8 +566,11 @@ class FaceDrawer:
         nx, ny = corners[self.s["name_corner"]]
         kx, ky = corners[self.s["number_corner"]] if self.s["number_corner"] != self.s["name_corner"] \
             else corners[(self.s["name_corner"] + 1) % 4]
-        self.text(c, name, self.box(nx, ny, nx + 0.3, ny + 0.25), self.ink["black"] if self.rng.random() < 0.5
-                  else self.ink["blue"])
+        # black or blue mostly, red or green as some sets print the names (xmahjongg's scanned set
+        # writes 春夏秋冬 in red); one draw either way, so the seed's later choices stay as they were
+        r = self.rng.random()
+        ink = "black" if r < 0.4 else "blue" if r < 0.7 else "red" if r < 0.9 else "green"
+        self.text(c, name, self.box(nx, ny, nx + 0.3, ny + 0.25), self.ink[ink])
         if not self.s.get("flower_number", True):
             return
         n = flower_number(cls, self.s)

@@ -21,7 +21,7 @@ from torch.nn import functional as F
 
 from training import procedural
 from training.augment import photometric, rotate_cw
-from training.cls_net import TileEnsemble, TileNet, first_member, member_count, member_state
+from training.cls_net import NUM_PRINTED, TileEnsemble, TileNet, first_member, member_count, member_state
 from training.quantize import INT8_READERS, quantize_reader
 from training.train_classifier import (DARK_INK_SHARE, NO_NUMBER, REAL_NUMBERS, RED_FIVE_SHARE, crop_cache, lr_at,
                                       procedural_crop)
@@ -40,6 +40,10 @@ BATCH = 64
 # read a red set's flowers at the detector's boxes 30/41 right, at the same boxes shrunk 15%
 # 35/41, and the data set's real ones best at boxes grown 15% (2026-12-03): it leant on one framing
 JITTER = 1.0
+# The reader's number head has a fifth answer: "prints no number". With four answers only, it
+# read a number off every flower that prints its name alone (xmahjongg's scanned set: 梅 read 4 at
+# 0.90, 菊 4 at 0.97), and a number read 0.6 sure decides the tile (vision/tilesets.json).
+NONE_PRINTED = NUM_PRINTED
 
 
 class Reader(nn.Module):
@@ -89,8 +93,37 @@ def _is_reader(state: dict, classes) -> bool:
 
 def _reader(state: dict, classes) -> TileNet:
     net = from_classifier(None, classes)
+    if state["num_head.weight"].shape[0] == NUM_PRINTED + 1:
+        net = with_none(net)
     net.load_state_dict(state)
     return net
+
+
+def with_none(net: TileNet | TileEnsemble) -> TileNet | TileEnsemble:
+    """The reader with NONE_PRINTED as its number head's last answer (each member's, for an
+    ensemble); the four numbers keep their weights, and "none" starts unlikely.
+
+    >>> net = with_none(TileNet())
+    >>> net.num_head.out_features, with_none(net).num_head.out_features
+    (5, 5)
+    """
+    for member in (net.members if isinstance(net, TileEnsemble) else [net]):
+        head = member.num_head
+        if head.out_features == NUM_PRINTED + 1:
+            continue
+        member.num_head = nn.Linear(head.in_features, NUM_PRINTED + 1)
+        with torch.no_grad():
+            member.num_head.weight.zero_()
+            member.num_head.weight[:NUM_PRINTED] = head.weight
+            member.num_head.bias.copy_(torch.cat([head.bias, head.bias.min().reshape(1) - 2.0]))
+    return net
+
+
+def with_none_targets(k: torch.Tensor, net) -> torch.Tensor:
+    """The number head's targets: a flower that prints no number (NO_NUMBER: every flower crop
+    here is of a set whose numbers are known) is NONE_PRINTED for a reader that can say so."""
+    heads = net.members[0].num_head if isinstance(net, TileEnsemble) else net.num_head
+    return torch.where(k == NO_NUMBER, NONE_PRINTED, k) if heads.out_features > NUM_PRINTED else k
 
 
 def real_flowers(cache: dict) -> dict:
@@ -163,7 +196,7 @@ def batch(pool: dict, real: dict, rng: np.random.Generator, n: int = BATCH, jitt
 
 
 def predict(net: TileNet, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(class 0-7, number 0-3) argmax for stored crops at FLOWER_STORE."""
+    """(class 0-7, number 0-3 or NONE_PRINTED) argmax for stored crops at FLOWER_STORE."""
     net.eval()
     a_all, c_all = [], []
     with torch.no_grad():
@@ -185,6 +218,8 @@ def metrics(net: TileNet, data: dict) -> dict:
     printed = k != NO_NUMBER
     return {"crops": int(len(y)), "name": float(np.mean(a == y)), "season_or_plant": float(np.mean(group)),
             "number": float(np.mean(c[printed] == k[printed])) if printed.any() else float("nan"),
+            # of the flowers that print no number, those the reader says print none
+            "none": float(np.mean(c[~printed] == NONE_PRINTED)) if (~printed).any() else float("nan"),
             "tile": float(np.mean(read_right(a, c, y, k)))}
 
 
@@ -230,10 +265,11 @@ def train_time_boxed(net: TileNet, minutes: float, lr: float, draw_pool, loss_on
 
 
 def train_flower_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes: float, init_weights: Path | None,
-                        seed: int = 0, threads: int = 2, lr: float = 3e-4, log=print, jitter: float = JITTER) -> dict:
+                        seed: int = 0, threads: int = 2, lr: float = 3e-4, log=print, jitter: float = JITTER,
+                        none: bool = True) -> dict:
     """Train (time-boxed, cosine schedule; box jitter up to jitter times the classifier's),
     export, and return the figures on the valid split's real flowers and on procedural sets of
-    the held-out style."""
+    the held-out style. none: the number head also says "prints no number" (NONE_PRINTED)."""
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
@@ -243,6 +279,8 @@ def train_flower_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes
     held = procedural_flowers(np.random.default_rng((seed, 99)), sets=8, per_class=4, held_out=True)
     seen = procedural_flowers(np.random.default_rng((seed, 98)), sets=8, per_class=4)
     net = start_from(init_weights)
+    if none:
+        net = with_none(net)
     before = {"valid": metrics(net, valid), "held_out_style": metrics(net, held), "seen_styles": metrics(net, seen)}
     log(json.dumps({"before": before}))
 
@@ -250,7 +288,8 @@ def train_flower_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes
         x, y, k = batch(pool, real, rng, jitter=jitter)
         a, _, c = net(x)
         loss = F.cross_entropy(a, y, label_smoothing=0.05)
-        # a flower that prints no number teaches its name alone
+        # a flower that prints no number teaches its name, and that it prints none where the head can say so
+        k = with_none_targets(k, net)
         return loss + F.cross_entropy(c, k, ignore_index=NO_NUMBER) if (k != NO_NUMBER).any() else loss
 
     run = train_time_boxed(net, minutes, lr, lambda: procedural_flowers(rng, SETS_PER_EPOCH, CROPS_PER_CLASS_AND_SET),
@@ -263,4 +302,4 @@ def train_flower_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes
         quantize_reader(out_onnx, real["crops"], seed)
     return {"before": before, "valid": metrics(net, valid), "held_out_style": metrics(net, held),
             "seen_styles": metrics(net, seen), **run, "input": FLOWER_INPUT,
-            "store": FLOWER_STORE, "lr": lr, "jitter": jitter, "real_train_crops": int(len(real["cls"]))}
+            "store": FLOWER_STORE, "lr": lr, "jitter": jitter, "none": none, "real_train_crops": int(len(real["cls"]))}

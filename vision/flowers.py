@@ -97,7 +97,8 @@ def read_rows(session, outputs: list[str], image: np.ndarray, boxes, turned, row
 
 def merge(p_cls: np.ndarray, p_num: np.ndarray | None, rows: np.ndarray, reader: tuple,
           weight: float, group: np.ndarray = GROUP) -> tuple[np.ndarray, np.ndarray | None]:
-    """The classifier's probabilities with the reader's (p8 (M, 8), p_num (M, 4) or None) for the
+    """The classifier's probabilities with the reader's (p8 (M, 8), p_num (M, 4), (M, 5) with "no
+    number printed" last, or None) for the
     M rows it read: inside the group (the flowers unless said) the class share moves toward the
     reader's by weight, the group's total kept. Whether a tile is in the group stays the
     classifier's call: where its top class was in the group and the group's mass, spread by the
@@ -126,7 +127,9 @@ def merge(p_cls: np.ndarray, p_num: np.ndarray | None, rows: np.ndarray, reader:
     p_cls[rows] = block
     if p_num is not None and r_num is not None:
         p_num = p_num.copy()
-        p_num[rows] = (1 - weight) * p_num[rows] + weight * r_num
+        # a reader whose number head also says "prints no number" (a fifth answer) gives the four
+        # numbers only what it leaves them, so a number it doubts is printed falls under min_confidence
+        p_num[rows] = (1 - weight) * p_num[rows] + weight * r_num[:, :p_num.shape[1]]
     return p_cls, p_num
 
 
