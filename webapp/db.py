@@ -10,7 +10,7 @@ import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
 
-from .disk import disk_full, is_disk_full, is_read_only, read_only
+from .disk import refused_write
 
 # Ordered; entry i brings the schema from version i to i+1. Never edit a shipped entry: append.
 MIGRATIONS: list[str] = [
@@ -86,11 +86,12 @@ def write_transaction(conn: sqlite3.Connection):
             raise
         conn.execute("COMMIT")
     except sqlite3.Error as exc:
-        if not (is_disk_full(exc) or is_read_only(exc)):
+        refused = refused_write(exc)
+        if refused is None:
             raise
         if conn.in_transaction:
             conn.execute("ROLLBACK")
-        raise (disk_full() if is_disk_full(exc) else read_only()) from None
+        raise refused from None
 
 
 def split_statements(script: str) -> list[str]:

@@ -38,6 +38,20 @@ def read_only() -> ApiError:
                     "Check the disk and the folder's permissions, then try again", code="disk_read_only")
 
 
+# the codes of refused_write's answers: what a cache write (photos.write_cache) may let pass
+REFUSED_WRITE_CODES = ("disk_full", "disk_read_only")
+
+
+def refused_write(exc: BaseException) -> ApiError | None:
+    """The 507 for a write the disk refused, for want of room or of permission; None for any
+    other failure, which is raised as it is. One rule for the database and the files."""
+    if is_disk_full(exc):
+        return disk_full()
+    if is_read_only(exc):
+        return read_only()
+    return None
+
+
 def disk_full(writing: bool = True) -> ApiError:
     if writing:
         return ApiError(507, "the server's disk is full; nothing was saved. Free some space on it and try again",

@@ -15,7 +15,7 @@ import re
 import secrets
 from pathlib import Path
 
-from .disk import disk_full, is_disk_full, is_read_only, read_only
+from .disk import REFUSED_WRITE_CODES, refused_write
 from .errors import ApiError
 
 log = logging.getLogger("webapp")
@@ -29,7 +29,8 @@ def photo_id(data: bytes) -> str:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write to a temporary name, then rename; a full disk is disk.disk_full (507)."""
+    """Write to a temporary name, then rename; a full disk or a read-only folder is a 507
+    (disk.refused_write)."""
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -39,11 +40,10 @@ def write_atomic(path: Path, data: bytes) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except OSError as exc:
-        if is_disk_full(exc):
-            raise disk_full() from None
-        if is_read_only(exc):
-            raise read_only() from None
-        raise
+        refused = refused_write(exc)
+        if refused is None:
+            raise
+        raise refused from None
     finally:
         tmp.unlink(missing_ok=True)
 
@@ -54,7 +54,7 @@ def write_cache(path: Path, data: bytes) -> None:
     try:
         write_atomic(path, data)
     except ApiError as exc:
-        if exc.code not in ("disk_full", "disk_read_only"):
+        if exc.code not in REFUSED_WRITE_CODES:
             raise
         log.warning("%s: %s not cached", exc.code, path.name)
 
