@@ -55,10 +55,6 @@ def _flower_reading(hand: Hand) -> Reading | None:
     return Reading((), None) if len(set(flowers)) == 8 else None
 
 
-def _check_flowers(hand: Hand) -> None:
-    check_taiwan_flowers(hand.flowers)
-
-
 def check_taiwan_flowers(flowers) -> None:
     """Flowers under a Taiwanese table are 1f-8f (白板 and 紅中 are flowers under 乐清 only).
 
@@ -165,7 +161,7 @@ def score(hand: Hand, table: RuleTable | None = None) -> dict:
     table = table or load_table(hand.rules)
     if table.scorer == "yueqing":
         return score_yueqing(hand, table)
-    _check_flowers(hand)
+    check_taiwan_flowers(hand.flowers)
     hand.validate(hand_size=table.hand_size)
     s = table.settings
     _check_table_context(hand, s)
