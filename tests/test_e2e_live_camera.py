@@ -55,3 +55,31 @@ def test_a_camera_that_stops_is_said_and_can_start_again(browser, tmp_path):  # 
     finally:
         b.close()
         shutdown()
+
+
+def test_a_table_camera_that_stops_answering_is_not_said_to_be_missing(browser, tmp_path):  # noqa: F811
+    """A stalled camera answers 503 camera_not_answering (webapp/camera.py): the page said 伺服器沒有接攝影機
+    ("no camera attached") of a camera that is attached, and never what the server said."""
+    import json
+
+    url, shutdown = thread_server(tmp_path, CAMERA_OPENER=lambda index: FakeCapture())
+    ctx = browser.new_context(viewport=PHONE, locale="en-US")  # the browser English, the page Chinese
+    try:
+        page = ctx.new_page()
+        page.goto(url + "/live")
+        expect(page.locator("#src-server")).to_be_checked()
+        page.click("#live-toggle")
+        expect(page.locator("#live-status")).to_have_text("辨識中，約每秒一次", timeout=15_000)
+        page.route("**/api/camera/frame", lambda route: route.fulfill(
+            status=503, content_type="application/json",
+            body=json.dumps({"error": "the camera is not answering; check its cable, or restart the server",
+                             "code": "camera_not_answering", "params": {}})))
+        expect(page.locator("#live-status")).to_have_text("錯誤：攝影機沒有回應；請檢查連接線，或重新啟動伺服器",
+                                                          timeout=15_000)
+        page.route("**/api/camera/frame", lambda route: route.fulfill(
+            status=404, content_type="application/json",
+            body=json.dumps({"error": "no camera attached", "code": "no_camera", "params": {}})))
+        expect(page.locator("#live-status")).to_have_text("錯誤：伺服器沒有接攝影機", timeout=15_000)
+    finally:
+        ctx.close()
+        shutdown()

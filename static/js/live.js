@@ -1,6 +1,6 @@
 // live.html: about once a second, recognize the player's own hand and show shanten, waits and discards.
 import { initPage } from "./page.js";
-import { t, lang, windName } from "./i18n.js";
+import { t, lang, windName, codeText } from "./i18n.js";
 import { el, clear, $, say, reveal } from "./dom.js";
 import { api, get, post } from "./api.js";
 import { tileImg, tileName, tileKeyboard, isSuited, isFlower, formatTiles, countTiles, parseTiles,
@@ -188,7 +188,14 @@ async function grabServerFrame() {
   } catch (e) {
     throw new Error(t("network_error")); // the browser's own words ("Failed to fetch") are English
   }
-  if (!res.ok) throw new Error(t("live_no_server_cam"));
+  if (!res.ok) {
+    // 404: no camera. A camera that stopped answering (503 camera_not_answering) is attached: say
+    // what the server says of it, in the page's words, not that there is none
+    const data = await res.json().catch(() => null);
+    const code = data && data.code;
+    throw new Error(code && code !== "no_camera" ? await codeText(code, data.params || {}, data.error)
+      : t("live_no_server_cam"));
+  }
   return res.blob();
 }
 
