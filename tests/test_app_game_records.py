@@ -149,7 +149,7 @@ def test_the_draw_kong_box_says_the_deal_passes_and_only_where_it_does(client):
     said the opposite (照連莊, "dealer keeps the deal"), and showed on the Taiwanese tables, where a
     draw always keeps the dealer (臭莊) whatever was made: the page now asks only where the table's
     flow lets the kong decide the deal, which /api/rules says."""
-    assert wording("zh", "counting_kong") == "有人開過槓（當花的白板槓不算）：下家接莊"
+    assert wording("zh", "counting_kong") == "有人開過槓（當花的白板或紅中的槓不算）：下家接莊"
     assert wording("en", "counting_kong") == "Someone made a kong (not of the tile played as flowers): the deal passes"
     assert (wording("zh", "hand_draw_kong"), wording("en", "hand_draw_kong")) == ("流局，有槓：下家接莊",
                                                                                   "Draw, a kong made: the deal passed")

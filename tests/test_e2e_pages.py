@@ -1977,7 +1977,7 @@ def test_the_draw_kong_box_shows_only_where_a_kong_passes_the_deal(fake_server, 
     expect(page.locator("#scoreboard .player")).to_have_count(4)
     page.check("#type-draw")
     expect(page.locator("#counting-kong")).to_be_visible()
-    expect(page.locator("label:has(#counting-kong)")).to_have_text("有人開過槓（當花的白板槓不算）：下家接莊")
+    expect(page.locator("label:has(#counting-kong)")).to_have_text("有人開過槓（當花的白板或紅中的槓不算）：下家接莊")
     page.check("#counting-kong")
     page.locator("#counting-kong").scroll_into_view_if_needed()
     snap(page, f"game-draw-kong-yueqing-{size}")

@@ -244,7 +244,7 @@ export default {
   hand_type: "結果",
   type_win: "胡牌",
   type_draw: "流局",
-  counting_kong: "有人開過槓（當花的白板槓不算）：下家接莊",
+  counting_kong: "有人開過槓（當花的白板或紅中的槓不算）：下家接莊",
   tai_label: "台數",
   record_from_photo: "用照片算台再記錄",
   add_hand: "記下",
