@@ -200,8 +200,8 @@ def change_hands(conn: sqlite3.Connection, game_id: str, version, change) -> dic
         stored = [r[0] for r in conn.execute("SELECT n FROM hands WHERE game_id = ? ORDER BY n", (game_id,))]
         if stored != list(range(1, len(stored) + 1)):  # numbered with gaps (a damaged or edited file):
             first = 0  # rewrite every hand as 1..N, or the rows past the gap would be deleted unseen
-        # every row but the 1..first kept: a hand stored at n 0 or below (n > 0 missed it) would
-        # otherwise stay beside its renumbered copy and be paid twice
+        # delete every row except 1..first, which stay as they are: "n > first" missed a hand stored
+        # at n 0 or below, which then stayed beside its renumbered copy and was paid twice
         conn.execute("DELETE FROM hands WHERE game_id = ? AND NOT (n BETWEEN 1 AND ?)", (game_id, first))
         for n, hand in enumerate(new[first:], first + 1):
             _insert_hand(conn, game_id, n, hand)
