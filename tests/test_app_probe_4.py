@@ -121,6 +121,7 @@ def test_a_backup_that_fills_the_disk_leaves_no_partial_archive(tmp_path, monkey
 
 @pytest.mark.parametrize("damage, says", [("UPDATE schema_version SET version = 'x'", "holds 'x'"),
                                           ("UPDATE schema_version SET version = 1.5", "holds 1.5"),
+                                          ("UPDATE schema_version SET version = -1", "holds -1"),
                                           ("DELETE FROM schema_version", "row is missing")])
 def test_a_damaged_schema_version_stops_the_start_in_words_and_changes_nothing(tmp_path, damage, says):
     """The start failed with a bare TypeError, or ran the first migration again ('table games

@@ -117,7 +117,7 @@ def schema_version(conn: sqlite3.Connection) -> int:
     if row is None:
         return 0
     version = row[0]
-    if isinstance(version, bool) or not isinstance(version, int) or version < 0:  # 'x', 1.5: a damaged row
+    if not isinstance(version, int) or version < 0:  # 'x', 1.5, -1: a damaged row (SQLite gives no bool)
         raise RuntimeError(f"the database's schema_version row is damaged (it holds {version!r}, not a "
                            f"version number); {DAMAGED}")
     return version
