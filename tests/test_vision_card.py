@@ -212,3 +212,12 @@ def test_the_detector_adapt_norm_study_has_a_row_per_detector_and_seed():
     assert "| old | 2 | 699 (14) | 280 (16) | n/a | 78 (0) |" in text  # a way not measured says so
     assert "| old | kept | 699 | 88 | 14 -> 1 | yes | 66 s |" in text and "\nA note.\n" in text
     assert text in model_card({"detector_adapt_norms": study})
+
+
+def test_the_cards_data_is_strict_json():
+    """recognizer.json is read by more than Python: no NaN or Infinity, which strict parsers refuse
+    (a figure no crop asks for is null)."""
+    def refuse(constant):
+        raise ValueError(f"recognizer.json holds {constant}")
+
+    json.loads((MODELS / "recognizer.json").read_text(encoding="utf-8"), parse_constant=refuse)

@@ -209,7 +209,8 @@ def predict(net: TileNet, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def metrics(net: TileNet, data: dict) -> dict:
-    """Name, season-or-plant, number, and the tile (group and number: what scoring uses) right."""
+    """Name, season-or-plant, number, and the tile (group and number: what scoring uses) right;
+    None where no crop asks (kept as JSON null in the card's data, which strict parsers read)."""
     if not len(data["cls"]):
         return {}
     a, c = predict(net, data["crops"])
@@ -217,9 +218,9 @@ def metrics(net: TileNet, data: dict) -> dict:
     group = (a < 4) == (y < 4)
     printed = k != NO_NUMBER
     return {"crops": int(len(y)), "name": float(np.mean(a == y)), "season_or_plant": float(np.mean(group)),
-            "number": float(np.mean(c[printed] == k[printed])) if printed.any() else float("nan"),
+            "number": float(np.mean(c[printed] == k[printed])) if printed.any() else None,
             # of the flowers that print no number, those the reader says print none
-            "none": float(np.mean(c[~printed] == NONE_PRINTED)) if (~printed).any() else float("nan"),
+            "none": float(np.mean(c[~printed] == NONE_PRINTED)) if (~printed).any() else None,
             "tile": float(np.mean(read_right(a, c, y, k)))}
 
 
