@@ -123,6 +123,8 @@ def rules_json() -> dict:
         t = load_table(name)
         tables.append({**t.summary(),
                        "settings": t.settings,
+                       # the pages ask which scorer: 乐清 plays 白板 (or 紅中) as flowers, Taiwanese tables never
+                       "scorer": t.scorer,
                        # the game page asks whether a draw's kong passes the deal only where it does (乐清)
                        "flow": FlowRules.from_dict(t.flow).to_dict(),
                        "entries": [{"id": e.id, "name": e.name, "name_en": e.name_en, "tai": e.tai,

@@ -1985,3 +1985,22 @@ def test_the_draw_kong_box_shows_only_where_a_kong_passes_the_deal(fake_server, 
     expect(page.locator('#history tr[data-hand="1"]')).to_contain_text("流局，有槓：下家接莊")
     expect(page.locator('#scoreboard .player[data-player="1"]')).to_have_class("player dealer")
     assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_live_flowers_offer_white_and_red_dragons_only_under_yueqing(fake_server, new_page, size):
+    """乐清 plays 白板 (or 紅中) as flowers; a Taiwanese table refuses them (not_a_flower_taiwan), so
+    its flower keys never offer them."""
+    page = page_at(new_page, size, fake_server + "/live")
+    expect(page.locator("#rules option")).not_to_have_count(0)
+    page.click('#live-targets button[data-target="flowers"]')
+    for tile in ("P", "C"):
+        expect(page.locator(f'#live-keyboard button.key[data-tile="{tile}"]')).to_be_disabled()
+    expect(page.locator('#live-keyboard button.key[data-tile="1f"]')).to_be_enabled()
+    page.select_option("#rules", "yueqing")
+    for tile in ("P", "C"):
+        expect(page.locator(f'#live-keyboard button.key[data-tile="{tile}"]')).to_be_enabled()
+    page.click('#live-keyboard button.key[data-tile="P"]')
+    page.select_option("#rules", "tw-standard")
+    expect(page.locator('#live-keyboard button.key[data-tile="C"]')).to_be_disabled()
+    assert not page.js_errors

@@ -362,8 +362,8 @@ function keyDisabled(x) {
   const have = (y) => used().get(y) || 0;
   if (state.target === "chi") return !isSuited(x) || Number(x[0]) > 7 || [0, 1, 2].some((d) => have(`${Number(x[0]) + d}${x[1]}`) >= 4);
   const need = MELD_SIZE[state.target] || 1;
-  // 乐清 plays 白板 (or 紅中) as flowers; the server checks the rest against the rule table
-  if (state.target === "flowers") return isFlower(x) ? have(x) >= 1 : !["P", "C"].includes(x) || have(x) >= 4;
+  // 乐清 plays 白板 (or 紅中) as flowers, a Taiwanese table never (the server refuses them there)
+  if (state.target === "flowers") return isFlower(x) ? have(x) >= 1 : !(honoursAreFlowers() && ["P", "C"].includes(x)) || have(x) >= 4;
   if (need > 1 && isFlower(x)) return true;
   return have(x) + need > (isFlower(x) ? 1 : 4);
 }
@@ -418,13 +418,23 @@ $("#seen-clear").addEventListener("click", () => { state.seen = []; state.melds 
 
 // ---------- start ----------
 
+/** Whether the chosen table plays 白板 or 紅中 as flowers (乐清); an unknown table is left to the server. */
+function honoursAreFlowers() {
+  const table = ruleTables.find((x) => x.id === $("#rules").value);
+  return !table || table.scorer === "yueqing";
+}
+
+let ruleTables = [];
+
 async function fillRules() {
   let tables = [];
   try { tables = (await get("/api/rules")).tables || []; } catch (e) { /* keep the default table */ }
+  ruleTables = tables;
   const sel = $("#rules");
   const keep = sel.value || "tw-standard";
   clear(sel).append(...tables.map((x) => el("option", { value: x.id, text: lang() === "en" ? x.name_en : x.name })));
   if (tables.some((x) => x.id === keep)) sel.value = keep;
+  keyboard?.refresh();  // the flower keys follow the table now known
 }
 
 window.addEventListener("langchange", () => {
@@ -450,7 +460,12 @@ $("#tileset").addEventListener("change", (ev) => {
   if (state.last) renderHints(state.last);
   reanalyse(); // the tile set decides how a photo's flowers are read
 });
-$("#rules").addEventListener("change", () => { state.win = null; if (state.last) renderHints(state.last); reanalyse(); });
+$("#rules").addEventListener("change", () => {
+  state.win = null;
+  keyboard?.refresh();  // 白板 and 紅中 are flowers under 乐清 only
+  if (state.last) renderHints(state.last);
+  reanalyse();
+});
 
 status("live_status_idle");
 fillWinds();
