@@ -83,3 +83,27 @@ def test_a_table_camera_that_stops_answering_is_not_said_to_be_missing(browser, 
     finally:
         ctx.close()
         shutdown()
+
+
+def test_an_error_on_the_status_line_is_said_again_in_the_other_language(browser, tmp_path):  # noqa: F811
+    """A refused photo's line once stayed in the language it was said in after the switch."""
+    url, shutdown = thread_server(tmp_path)
+    ctx = browser.new_context(viewport=PHONE, locale="zh-TW")
+    try:
+        page = ctx.new_page()
+        page.goto(url + "/live")
+        page.check("#src-file")
+        page.set_input_files("#frame-input", files=[{"name": "hand.jpg", "mimeType": "image/jpeg",
+                                                     "buffer": b"not a photo at all"}])
+        status = page.locator("#live-status")
+        expect(status).to_have_attribute("data-kind", "error")
+        expect(status).to_contain_text("錯誤：")
+        said_zh = status.inner_text()
+        page.click("#lang-switch")
+        expect(status).to_contain_text("Error: ")
+        assert not any("\u4e00" <= ch <= "\u9fff" for ch in status.inner_text()), status.inner_text()
+        page.click("#lang-switch")
+        expect(status).to_have_text(said_zh)
+    finally:
+        ctx.close()
+        shutdown()

@@ -26,7 +26,7 @@ const state = {
   lastFrame: null, // the last frame or photo read: read again when what the player entered changes
   sources: { attached: false, secure: false, camera: false }, // what this page can use
   win: null, // {key, result} of the last complete hand scored
-  status: null, // {key, kind, detail} of the status line (see status())
+  status: null, // {key, kind, detail, error} of the status line (see status())
 };
 
 // ---------- one frame ----------
@@ -54,7 +54,7 @@ let readAgain = null;
 function reanalyse() {
   if (state.running || !state.lastFrame) return;
   clearTimeout(readAgain);
-  readAgain = setTimeout(() => analyse(state.lastFrame).catch((e) => status("error_prefix", "error", e.message)), 300);
+  readAgain = setTimeout(() => analyse(state.lastFrame).catch(statusError), 300);
 }
 
 function renderHints(res) {
@@ -186,15 +186,17 @@ async function grabServerFrame() {
   try {
     res = await fetch("/api/camera/frame", { cache: "no-store" });
   } catch (e) {
-    throw new Error(t("network_error")); // the browser's own words ("Failed to fetch") are English
+    throw new PageError("network_error"); // the browser's own words ("Failed to fetch") are English
   }
   if (!res.ok) {
     // 404: no camera. A camera that stopped answering (503 camera_not_answering) is attached: say
     // what the server says of it, in the page's words, not that there is none
     const data = await res.json().catch(() => null);
     const code = data && data.code;
-    throw new Error(code && code !== "no_camera" ? await codeText(code, data.params || {}, data.error)
-      : t("live_no_server_cam"));
+    if (code && code !== "no_camera") {
+      throw new PageError(null, code, data.params || {}, await codeText(code, data.params || {}, data.error));
+    }
+    throw new PageError("live_no_server_cam");
   }
   return res.blob();
 }
@@ -211,7 +213,7 @@ function grabBrowserFrame() {
   canvas.width = Math.round(video.videoWidth * scale);
   canvas.height = Math.round(video.videoHeight * scale);
   canvas.getContext("2d").drawImage(video, 0, 0, canvas.width, canvas.height);
-  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error(t("live_no_frame")))), "image/jpeg", 0.85));
+  return new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new PageError("live_no_frame"))), "image/jpeg", 0.85));
 }
 
 class CameraLost extends Error {}
@@ -227,9 +229,32 @@ function showFrame(blob) {
 
 // The status line is kept as its message key, so that a change of language says it again
 // (detail: text that comes translated already, a server's error message).
-function status(key, kind = "info", detail = "") {
-  state.status = { key, kind, detail };
+function status(key, kind = "info", detail = "", error = null) {
+  state.status = { key, kind, detail, error };
   say($("#live-status"), t(key) + detail, kind);
+}
+
+/** An error of the page's own (`key` in its catalog) or a server's (`code` and `params`): kept so
+ *  that the status line says it again in the other language after a switch. */
+class PageError extends Error {
+  constructor(key, code = null, params = {}, message = null) {
+    super(message ?? t(key));
+    this.key = key;
+    this.code = code;
+    this.params = params;
+  }
+}
+
+/** The status line for a refused step: its error, said again in the new language on a switch. */
+function statusError(e) {
+  status("error_prefix", "error", e.message, e);
+}
+
+/** The error of the status line in the page's language now: a page error by its key, a server's
+ *  by its code (api.js's ApiError carries code and params too), anything else as it was said. */
+async function reworded(e) {
+  if (e.key) return t(e.key);
+  return e.code ? codeText(e.code, e.params || {}, e.message) : e.message;
 }
 
 async function loop() {
@@ -242,7 +267,7 @@ async function loop() {
       status("live_status_running", "ok");
     } catch (e) {
       if (e instanceof CameraLost) { stop(); status("live_cam_lost", "error"); break; }
-      status("error_prefix", "error", e.message);
+      statusError(e);
       if (e.status === 503 || e.status === 404) { stop(); break; }
     }
     // about once a second, never two frames in flight
@@ -305,7 +330,7 @@ $("#frame-input").addEventListener("change", async (ev) => {
     status("live_file_help", "ok");
     reveal($("#video-box"), "start");
   } catch (e) {
-    status("error_prefix", "error", e.message);
+    statusError(e);
   }
 });
 
@@ -444,7 +469,10 @@ window.addEventListener("langchange", () => {
   renderMine();
   fillRules();
   $("#live-toggle").textContent = state.running ? t("live_stop") : t("live_start");
-  if (state.status) status(state.status.key, state.status.kind, state.status.detail);
+  const shown = state.status;
+  if (shown && shown.error) {
+    reworded(shown.error).then((text) => { if (state.status === shown) status(shown.key, shown.kind, text, shown.error); });
+  } else if (shown) status(shown.key, shown.kind, shown.detail);
   if (state.last) renderHints(state.last);
 });
 
