@@ -33,7 +33,7 @@ function render() {
   const table = tables.find((x) => x.id === game.rules);
   $("#rules-name").textContent = table ? (lang() === "en" ? table.name_en : table.name) : game.rules;
   const parts = [t("state_round", { w: windName(st.round_wind_name || "ESWN"[st.round_wind] || "E") }),
-                 t("state_dealer", { name: game.players[st.dealer] }), t("state_streak", { n: st.streak })];
+                 t("state_dealer", { name: game.players[st.dealer] }), streakText(table, st.streak)];
   if (st.finished) parts.push(t("game_finished"));
   $("#state-line").textContent = parts.join(" · ");
 
@@ -67,6 +67,12 @@ window.addEventListener("resize", () => {
   clearTimeout(resizeTimer);
   resizeTimer = setTimeout(() => { if (game) drawChart(); }, 200);
 });
+
+/** The dealer's run as the table's seed counts it: 連莊 N (wins kept) on the Taiwanese tables; 乐清's
+ *  牢莊 L counts the dealership itself, L = N + 1 (a new dealer 1, engine/settlement.py). */
+function streakText(table, streak) {
+  return table && table.scorer === "yueqing" ? t("state_laozhuang", { n: streak + 1 }) : t("state_streak", { n: streak });
+}
 
 /** Who won and how (one phrase each, so a narrow card wraps between phrases, not inside names). */
 function handText(h) {

@@ -236,6 +236,7 @@ export default {
   game_state: "Now",
   state_dealer: "Dealer: {name}",
   state_streak: "streak {n}",
+  state_laozhuang: "dealer's hand {n} (牢莊)",
   state_round: "{w} round",
   totals: "Totals",
   record_hand: "Record a hand",

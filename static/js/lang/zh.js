@@ -238,6 +238,7 @@ export default {
   game_state: "目前",
   state_dealer: "莊家：{name}",
   state_streak: "連莊 {n}",
+  state_laozhuang: "牢莊 {n}",
   state_round: "{w}風圈",
   totals: "總分",
   record_hand: "記一手",
