@@ -87,3 +87,48 @@ def test_a_dragon_typed_as_a_flower_is_refused_under_taiwanese_rules(tmp_path):
     assert live("P", "tw-standard", "zh").get_json()["error"] == "台灣麻將的花牌只有春夏秋冬梅蘭竹菊，白板 不是花牌"
     assert live("1f", "tw-standard").get_json()["message_code"] == "live_waiting"
     assert live("P", "yueqing").status_code == 200  # 乐清's flower
+
+
+class SlowRecognizer:
+    """Reads a frame only when the test lets it: two such reads hold both inference slots."""
+
+    def __init__(self):
+        self.go = threading.Event()
+        self.started = threading.Semaphore(0)
+
+    def recognize(self, image):
+        self.started.release()
+        self.go.wait(30)
+        return []
+
+
+def test_a_live_frame_is_skipped_not_queued_while_both_slots_read(tmp_path):
+    """Frames once queued for the two inference slots, each holding one of the server's few
+    threads, so a flood of frames kept every other page waiting. A live frame the slots cannot
+    take now is refused at once (429 live_busy); a photo to score still waits its turn."""
+    from tests.app_support import fixture_photo
+
+    slow = SlowRecognizer()
+    app = make_app(tmp_path, RECOGNIZER=slow)
+    photo = fixture_photo()
+
+    def frame(lang="en"):
+        return app.test_client().post("/api/live", data={"frame": (io.BytesIO(photo), "f.jpg")},
+                                      headers={**FETCH, "Accept-Language": lang})
+    reading = [threading.Thread(target=frame, daemon=True) for _ in range(2)]
+    [t.start() for t in reading]
+    try:
+        assert slow.started.acquire(timeout=10) and slow.started.acquire(timeout=10)  # both slots reading
+        for lang, text in (("en", "the server is busy reading other frames; this one was skipped, try again"),
+                           ("zh", "伺服器正在辨識別的畫面，這一張先略過，請再試一次")):
+            r = frame(lang)
+            assert r.status_code == 429 and r.get_json() == {"error": text, "code": "live_busy", "params": {}}
+        waiting = threading.Thread(target=lambda: app.test_client().post(
+            "/api/recognize", data={"photo": (io.BytesIO(photo), "p.jpg")}, headers=FETCH), daemon=True)
+        waiting.start()
+        waiting.join(0.5)
+        assert waiting.is_alive()  # a photo to score waits for a slot
+    finally:
+        slow.go.set()
+        [t.join(10) for t in reading]
+    assert frame().status_code == 200  # a slot free again: read

@@ -14,6 +14,7 @@ MODEL_FILES = ("detector.onnx", "classifier.onnx")
 OPTIONAL_FILES = ("flower_reader.onnx", "character_reader.onnx", "suit_reader.onnx", "verifier.onnx",
                   "recognizer.json", "classifier_first.onnx", "detector_closeup.onnx")
 NO_MODEL = "no vision model installed yet"
+BUSY = "the server is busy reading other frames; this one was skipped, try again"
 
 
 class RecognizerSource:
@@ -53,18 +54,24 @@ class RecognizerSource:
                 self._stamp = stamp
             return self._loaded
 
-    def read(self, data: bytes, tileset: str):
+    def read(self, data: bytes, tileset: str, wait: bool = True):
         """(image, reading) of photo bytes. The photo is decoded inside the inference slot, so a
-        request waiting for a slot holds only its compressed bytes, never a decoded photo."""
+        request waiting for a slot holds only its compressed bytes, never a decoded photo.
+
+        wait=False (a live frame, one of a stream): with every slot taken the frame is refused at
+        once, 429 `live_busy`, instead of queueing; queued frames held the server's few threads,
+        and every other page waited behind them."""
         from vision.pipeline import recognize_image
 
         from .imaging import load
         recognizer = self.get()  # 503 before decoding anything
+        if not self.slots.acquire(blocking=wait):
+            raise ApiError(429, BUSY, code="live_busy")
         try:
-            with self.slots:
-                image = load(data)
-                return image, recognize_image(image, recognizer, tileset)
+            image = load(data)
+            return image, recognize_image(image, recognizer, tileset)
         finally:
+            self.slots.release()
             _trim()
 
     def calibrate(self, data: bytes, kept: bool = False) -> tuple[bytes, list[dict]]:

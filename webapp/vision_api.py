@@ -238,7 +238,8 @@ def live():
     self_drawn = _self_drawn_field()
     check_player_input(seen, melds, flowers, rules)
     svc.recognizer.get()
-    _, reading = svc.recognizer.read(uploaded_bytes("frame"), _tileset(request.form.get("tileset")))
+    # a frame the slots cannot take now is skipped (429 live_busy): the next comes a second later
+    _, reading = svc.recognizer.read(uploaded_bytes("frame"), _tileset(request.form.get("tileset")), wait=False)
     return jsonify(analyse(reading, seen, melds, flowers, rules, self_drawn))
 
 

@@ -267,7 +267,8 @@ async function loop() {
       status("live_status_running", "ok");
     } catch (e) {
       if (e instanceof CameraLost) { stop(); status("live_cam_lost", "error"); break; }
-      statusError(e);
+      // live_busy: the server was reading other frames and skipped this one; the next follows, nothing to say
+      if (e.code !== "live_busy") statusError(e);
       if (e.status === 503 || e.status === 404) { stop(); break; }
     }
     // about once a second, never two frames in flight
