@@ -5,8 +5,10 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 # the page tests' skip marks and their fixtures: the in-thread server and the chromium
+import base64
+
 from tests.test_e2e_pages import (BROWSER_ARGS, CHROMIUM, PHONE, FakeCapture, browser,  # noqa: F401
-                                  pytestmark, snap, thread_server)
+                                  frame_png, pytestmark, snap, thread_server)
 
 
 def test_an_unreachable_server_is_said_in_the_pages_language(browser, tmp_path):  # noqa: F811
@@ -104,6 +106,80 @@ def test_an_error_on_the_status_line_is_said_again_in_the_other_language(browser
         assert not any("\u4e00" <= ch <= "\u9fff" for ch in status.inner_text()), status.inner_text()
         page.click("#lang-switch")
         expect(status).to_have_text(said_zh)
+    finally:
+        ctx.close()
+        shutdown()
+
+
+def test_a_file_that_is_no_photo_leaves_the_last_photo_and_a_good_read_clears_its_error(browser, tmp_path):  # noqa: F811
+    """After a good photo, a file that is no photo once blanked the picture under the old photo's
+    tiles, and its error stayed on the line after the photo was read well again."""
+    url, shutdown = thread_server(tmp_path)
+    ctx = browser.new_context(viewport=PHONE, locale="zh-TW")
+    try:
+        page = ctx.new_page()
+        page.goto(url + "/live")
+        page.check("#src-file")
+        status, view = page.locator("#live-status"), page.locator("#frame-view")
+        page.set_input_files("#frame-input", files=[{"name": "hand.png", "mimeType": "image/png",
+                                                     "buffer": base64.b64decode(frame_png(320))}])
+        expect(status).to_have_text("每拍一張就更新一次")
+        good = view.get_attribute("src")
+        page.set_input_files("#frame-input", files=[{"name": "hand.jpg", "mimeType": "image/jpeg",
+                                                     "buffer": b"not a photo at all"}])
+        expect(status).to_have_attribute("data-kind", "error")
+        assert view.get_attribute("src") == good  # the last good photo stays, with its tiles
+        page.click('#live-targets button[data-target="pong"]')
+        page.click('#live-keyboard button.key[data-tile="5p"]')  # the photo is read again with the pong
+        expect(status).to_have_text("每拍一張就更新一次")
+        expect(status).to_have_attribute("data-kind", "ok")
+    finally:
+        ctx.close()
+        shutdown()
+
+
+def test_dragons_entered_as_flowers_under_yueqing_go_when_the_table_changes(browser, tmp_path):  # noqa: F811
+    url, shutdown = thread_server(tmp_path)
+    ctx = browser.new_context(viewport=PHONE, locale="zh-TW")
+    try:
+        page = ctx.new_page()
+        page.goto(url + "/live")
+        page.select_option("#rules", "yueqing")
+        page.click('#live-targets button[data-target="flowers"]')
+        page.click('#live-keyboard button.key[data-tile="P"]')
+        page.click('#live-keyboard button.key[data-tile="1f"]')
+        expect(page.locator("#my-melds button.tile-btn")).to_have_count(2)
+        page.select_option("#rules", "tw-standard")  # a Taiwanese table has no 白板 flower: it goes, 春 stays
+        expect(page.locator("#my-melds button.tile-btn")).to_have_count(1)
+        expect(page.locator("#my-melds button.tile-btn img")).to_have_attribute("src", "/static/tiles/1f.png")
+    finally:
+        ctx.close()
+        shutdown()
+
+
+def test_a_language_switch_says_the_servers_lines_and_a_lost_connection_again(browser, tmp_path):  # noqa: F811
+    """The tile count the server words stayed in the old language after a switch until the next
+    photo, and so did 'cannot reach the server' (it had no key to be said again by)."""
+    url, shutdown = thread_server(tmp_path)
+    ctx = browser.new_context(viewport=PHONE, locale="zh-TW")
+    try:
+        page = ctx.new_page()
+        page.goto(url + "/live")
+        page.check("#src-file")
+        page.click('#live-targets button[data-target="pong"]')
+        page.click('#live-keyboard button.key[data-tile="E"]')  # 16 tiles in the photo and a pong: 19
+        photo = {"name": "hand.png", "mimeType": "image/png", "buffer": base64.b64decode(frame_png(320))}
+        page.set_input_files("#frame-input", files=[photo])
+        message = page.locator("#live-message")
+        expect(message).to_have_text("照片裡 16 張牌，加上輸入的副露 1 組，共 19 張；一手牌是 16 或 17 張")
+        page.click("#lang-switch")
+        expect(message).to_have_text("16 tiles in the picture and 1 meld(s) entered make 19; a hand has 16 or 17")
+        page.route("**/api/live", lambda route: route.abort())  # the server stops answering
+        page.set_input_files("#frame-input", files=[photo])
+        status = page.locator("#live-status")
+        expect(status).to_have_text("Error: Cannot reach the server")
+        page.click("#lang-switch")
+        expect(status).to_have_text("錯誤：無法連線到伺服器")
     finally:
         ctx.close()
         shutdown()

@@ -37,7 +37,9 @@ async function send(method, url, body) {
   try {
     res = await fetch(url, { method, headers, body: payload, credentials: "same-origin" });
   } catch (e) {
-    throw new ApiError(0, t("network_error"));
+    const error = new ApiError(0, t("network_error"));
+    error.key = "network_error"; // its wording, said again by a page whose language changes
+    throw error;
   }
   const type = res.headers.get("Content-Type") || "";
   const data = type.includes("json") ? await res.json().catch(() => null) : null;

@@ -51,10 +51,13 @@ async function analyse(blob) {
 let readAgain = null;
 /** The seen tiles, melds, flowers or rules changed: a photo sent by hand is read again with them
  * (its counts and 台 would be stale until the next photo); a running camera's next frame does it. */
-function reanalyse() {
+function reanalyse(settle = true) {
   if (state.running || !state.lastFrame) return;
   clearTimeout(readAgain);
-  readAgain = setTimeout(() => analyse(state.lastFrame).catch(statusError), 300);
+  readAgain = setTimeout(() => analyse(state.lastFrame)
+    // read well again after what the player entered: an error on the line is past (settle)
+    .then(() => { if (settle && state.status?.kind === "error") status("live_file_help", "ok"); })
+    .catch(statusError), 300);
 }
 
 function renderHints(res) {
@@ -325,9 +328,9 @@ $("#frame-input").addEventListener("change", async (ev) => {
   const file = ev.target.files[0];
   ev.target.value = "";
   if (!file) return;
-  showFrame(file);
   try {
     await analyse(file);
+    showFrame(file); // only once read: a file that is no photo leaves the last good one and its tiles
     status("live_file_help", "ok");
     reveal($("#video-box"), "start");
   } catch (e) {
@@ -475,6 +478,7 @@ window.addEventListener("langchange", () => {
     reworded(shown.error).then((text) => { if (state.status === shown) status(shown.key, shown.kind, text, shown.error); });
   } else if (shown) status(shown.key, shown.kind, shown.detail);
   if (state.last) renderHints(state.last);
+  reanalyse(false); // the server's lines (the tile count, a dead wait) in the page's language; an error stays
 });
 
 // test hook: feed one recorded frame as if the camera had taken it
@@ -491,7 +495,12 @@ $("#tileset").addEventListener("change", (ev) => {
 });
 $("#rules").addEventListener("change", () => {
   state.win = null;
-  keyboard?.refresh();  // 白板 and 紅中 are flowers under 乐清 only
+  // 白板 and 紅中 are flowers under 乐清 only: entered there, they go with the table
+  if (!honoursAreFlowers() && state.flowers.some((x) => !isFlower(x))) {
+    state.flowers = state.flowers.filter(isFlower);
+    renderMine();
+  }
+  keyboard?.refresh();
   if (state.last) renderHints(state.last);
   reanalyse();
 });
