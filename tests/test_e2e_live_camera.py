@@ -2,21 +2,33 @@
 in the page's language and picks up again (Playwright, headless Debian chromium)."""
 from __future__ import annotations
 
+import base64
+from contextlib import contextmanager
+
 from playwright.sync_api import expect
 
 # the page tests' skip marks and their fixtures: the in-thread server and the chromium
-import base64
-
 from tests.test_e2e_pages import (BROWSER_ARGS, CHROMIUM, PHONE, FakeCapture, browser,  # noqa: F401
                                   frame_png, pytestmark, snap, thread_server)
 
 
-def test_an_unreachable_server_is_said_in_the_pages_language(browser, tmp_path):  # noqa: F811
-    url, shutdown = thread_server(tmp_path, CAMERA_OPENER=lambda index: FakeCapture())
-    ctx = browser.new_context(viewport=PHONE, locale="en-US")  # the browser English, the page Chinese
+@contextmanager
+def live_page(browser, tmp_path, locale="zh-TW", **config):
+    """The live page at a phone's size on an in-thread server (config: create_app's), closed after."""
+    url, shutdown = thread_server(tmp_path, **config)
+    ctx = browser.new_context(viewport=PHONE, locale=locale)
     try:
         page = ctx.new_page()
         page.goto(url + "/live")
+        yield page
+    finally:
+        ctx.close()
+        shutdown()
+
+
+def test_an_unreachable_server_is_said_in_the_pages_language(browser, tmp_path):  # noqa: F811
+    # the browser English, the page Chinese
+    with live_page(browser, tmp_path, locale="en-US", CAMERA_OPENER=lambda index: FakeCapture()) as page:
         expect(page.locator("#src-server")).to_be_checked()
         page.click("#live-toggle")
         expect(page.locator("#live-status")).to_have_text("辨識中，約每秒一次", timeout=15_000)
@@ -25,9 +37,6 @@ def test_an_unreachable_server_is_said_in_the_pages_language(browser, tmp_path):
         expect(page.locator("#live-status")).to_have_text("錯誤：無法連線到伺服器", timeout=15_000)
         page.unroute("**/api/camera/frame")
         expect(page.locator("#live-status")).to_have_text("辨識中，約每秒一次", timeout=15_000)
-    finally:
-        ctx.close()
-        shutdown()
 
 
 def test_a_camera_that_stops_is_said_and_can_start_again(browser, tmp_path):  # noqa: F811
@@ -64,11 +73,8 @@ def test_a_table_camera_that_stops_answering_is_not_said_to_be_missing(browser, 
     ("no camera attached") of a camera that is attached, and never what the server said."""
     import json
 
-    url, shutdown = thread_server(tmp_path, CAMERA_OPENER=lambda index: FakeCapture())
-    ctx = browser.new_context(viewport=PHONE, locale="en-US")  # the browser English, the page Chinese
-    try:
-        page = ctx.new_page()
-        page.goto(url + "/live")
+    # the browser English, the page Chinese
+    with live_page(browser, tmp_path, locale="en-US", CAMERA_OPENER=lambda index: FakeCapture()) as page:
         expect(page.locator("#src-server")).to_be_checked()
         page.click("#live-toggle")
         expect(page.locator("#live-status")).to_have_text("辨識中，約每秒一次", timeout=15_000)
@@ -82,18 +88,11 @@ def test_a_table_camera_that_stops_answering_is_not_said_to_be_missing(browser, 
             status=404, content_type="application/json",
             body=json.dumps({"error": "no camera attached", "code": "no_camera", "params": {}})))
         expect(page.locator("#live-status")).to_have_text("錯誤：伺服器沒有接攝影機", timeout=15_000)
-    finally:
-        ctx.close()
-        shutdown()
 
 
 def test_an_error_on_the_status_line_is_said_again_in_the_other_language(browser, tmp_path):  # noqa: F811
     """A refused photo's line once stayed in the language it was said in after the switch."""
-    url, shutdown = thread_server(tmp_path)
-    ctx = browser.new_context(viewport=PHONE, locale="zh-TW")
-    try:
-        page = ctx.new_page()
-        page.goto(url + "/live")
+    with live_page(browser, tmp_path) as page:
         page.check("#src-file")
         page.set_input_files("#frame-input", files=[{"name": "hand.jpg", "mimeType": "image/jpeg",
                                                      "buffer": b"not a photo at all"}])
@@ -106,19 +105,12 @@ def test_an_error_on_the_status_line_is_said_again_in_the_other_language(browser
         assert not any("\u4e00" <= ch <= "\u9fff" for ch in status.inner_text()), status.inner_text()
         page.click("#lang-switch")
         expect(status).to_have_text(said_zh)
-    finally:
-        ctx.close()
-        shutdown()
 
 
 def test_a_file_that_is_no_photo_leaves_the_last_photo_and_a_good_read_clears_its_error(browser, tmp_path):  # noqa: F811
     """After a good photo, a file that is no photo once blanked the picture under the old photo's
     tiles, and its error stayed on the line after the photo was read well again."""
-    url, shutdown = thread_server(tmp_path)
-    ctx = browser.new_context(viewport=PHONE, locale="zh-TW")
-    try:
-        page = ctx.new_page()
-        page.goto(url + "/live")
+    with live_page(browser, tmp_path) as page:
         page.check("#src-file")
         status, view = page.locator("#live-status"), page.locator("#frame-view")
         page.set_input_files("#frame-input", files=[{"name": "hand.png", "mimeType": "image/png",
@@ -133,17 +125,10 @@ def test_a_file_that_is_no_photo_leaves_the_last_photo_and_a_good_read_clears_it
         page.click('#live-keyboard button.key[data-tile="5p"]')  # the photo is read again with the pong
         expect(status).to_have_text("每拍一張就更新一次")
         expect(status).to_have_attribute("data-kind", "ok")
-    finally:
-        ctx.close()
-        shutdown()
 
 
 def test_dragons_entered_as_flowers_under_yueqing_go_when_the_table_changes(browser, tmp_path):  # noqa: F811
-    url, shutdown = thread_server(tmp_path)
-    ctx = browser.new_context(viewport=PHONE, locale="zh-TW")
-    try:
-        page = ctx.new_page()
-        page.goto(url + "/live")
+    with live_page(browser, tmp_path) as page:
         page.select_option("#rules", "yueqing")
         page.click('#live-targets button[data-target="flowers"]')
         page.click('#live-keyboard button.key[data-tile="P"]')
@@ -152,19 +137,12 @@ def test_dragons_entered_as_flowers_under_yueqing_go_when_the_table_changes(brow
         page.select_option("#rules", "tw-standard")  # a Taiwanese table has no 白板 flower: it goes, 春 stays
         expect(page.locator("#my-melds button.tile-btn")).to_have_count(1)
         expect(page.locator("#my-melds button.tile-btn img")).to_have_attribute("src", "/static/tiles/1f.png")
-    finally:
-        ctx.close()
-        shutdown()
 
 
 def test_a_language_switch_says_the_servers_lines_and_a_lost_connection_again(browser, tmp_path):  # noqa: F811
     """The tile count the server words stayed in the old language after a switch until the next
     photo, and so did 'cannot reach the server' (it had no key to be said again by)."""
-    url, shutdown = thread_server(tmp_path)
-    ctx = browser.new_context(viewport=PHONE, locale="zh-TW")
-    try:
-        page = ctx.new_page()
-        page.goto(url + "/live")
+    with live_page(browser, tmp_path) as page:
         page.check("#src-file")
         page.click('#live-targets button[data-target="pong"]')
         page.click('#live-keyboard button.key[data-tile="E"]')  # 16 tiles in the photo and a pong: 19
@@ -180,6 +158,3 @@ def test_a_language_switch_says_the_servers_lines_and_a_lost_connection_again(br
         expect(status).to_have_text("Error: Cannot reach the server")
         page.click("#lang-switch")
         expect(status).to_have_text("錯誤：無法連線到伺服器")
-    finally:
-        ctx.close()
-        shutdown()
