@@ -30,7 +30,7 @@ function render() {
   if (!game) return;
   const st = game.state;
   const winds = st.seat_winds || [];
-  const table = tables.find((x) => x.id === game.rules);
+  const table = gameTable();
   $("#rules-name").textContent = table ? (lang() === "en" ? table.name_en : table.name) : game.rules;
   const parts = [t("state_round", { w: windName(st.round_wind_name || "ESWN"[st.round_wind] || "E") }),
                  t("state_dealer", { name: game.players[st.dealer] }), streakText(table, st.streak)];
@@ -154,8 +154,13 @@ function fillPlayerSelects(winds) {
 /** Whether a draw's kong decides the deal: under the 乐清 flow it passes it (seed 004 §七); a
  *  Taiwanese draw keeps the dealer whatever was made (臭莊). Asked too where the table is unknown. */
 function kongPassesDeal() {
-  const table = game && tables.find((x) => x.id === game.rules);
+  const table = gameTable();
   return !table || !table.flow || table.flow.draw_rule === "yueqing";
+}
+
+/** The open game's rule table as /api/rules gave it (undefined until both are at hand). */
+function gameTable() {
+  return game ? tables.find((x) => x.id === game.rules) : undefined;
 }
 
 function syncForm() {
