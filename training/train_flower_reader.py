@@ -266,11 +266,10 @@ def train_time_boxed(net: TileNet, minutes: float, lr: float, draw_pool, loss_on
 
 
 def train_flower_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes: float, init_weights: Path | None,
-                        seed: int = 0, threads: int = 2, lr: float = 3e-4, log=print, jitter: float = JITTER,
-                        none: bool = True) -> dict:
+                        seed: int = 0, threads: int = 2, lr: float = 3e-4, log=print, jitter: float = JITTER) -> dict:
     """Train (time-boxed, cosine schedule; box jitter up to jitter times the classifier's),
     export, and return the figures on the valid split's real flowers and on procedural sets of
-    the held-out style. none: the number head also says "prints no number" (NONE_PRINTED)."""
+    the held-out style. The number head also says "prints no number" (NONE_PRINTED: with_none)."""
     torch.manual_seed(seed)
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
@@ -279,9 +278,7 @@ def train_flower_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes
     valid = real_flowers(crop_cache(data_root, work_dir, "valid"))
     held = procedural_flowers(np.random.default_rng((seed, 99)), sets=8, per_class=4, held_out=True)
     seen = procedural_flowers(np.random.default_rng((seed, 98)), sets=8, per_class=4)
-    net = start_from(init_weights)
-    if none:
-        net = with_none(net)
+    net = with_none(start_from(init_weights))
     before = {"valid": metrics(net, valid), "held_out_style": metrics(net, held), "seen_styles": metrics(net, seen)}
     log(json.dumps({"before": before}))
 
@@ -303,4 +300,4 @@ def train_flower_reader(data_root: Path, work_dir: Path, out_onnx: Path, minutes
         quantize_reader(out_onnx, real["crops"], seed)
     return {"before": before, "valid": metrics(net, valid), "held_out_style": metrics(net, held),
             "seen_styles": metrics(net, seen), **run, "input": FLOWER_INPUT,
-            "store": FLOWER_STORE, "lr": lr, "jitter": jitter, "none": none, "real_train_crops": int(len(real["cls"]))}
+            "store": FLOWER_STORE, "lr": lr, "jitter": jitter, "real_train_crops": int(len(real["cls"]))}
