@@ -163,7 +163,9 @@ def test_names_told_apart_by_case_are_one_name():
     import doctest
 
     import webapp.games
+    import webapp.rescore
     assert doctest.testmod(webapp.games).failed == 0
+    assert doctest.testmod(webapp.rescore).failed == 0
 
 
 @pytest.mark.parametrize("hand, message", [
@@ -266,3 +268,40 @@ def test_concurrent_versioned_posts_never_lose_an_update(client):
     assert set(outcomes) <= {201, 409} and outcomes.count(201) >= 1
     assert len(final["hands"]) == outcomes.count(201) and final["version"] == 1 + outcomes.count(201)
     check_against_reference(final, [win(0, h["discarder"], 1) for h in final["hands"]])
+
+
+def scored_win(winner, discarder, tai, seat_wind, discarder_wind):
+    """A win recorded from the score page: 123m456m789m45p SSS 77s on 3p, scored in the tw-standard
+    context given (a pung of 南: 門風 only where the winner sits 南)."""
+    request = {"rules": "tw-standard", "concealed": "123m456m789m45pSSS77s", "winning_tile": "3p",
+               "self_drawn": discarder is None, "seat_wind": seat_wind, "round_wind": "E", "dealer": "E",
+               "streak": 0, **({"discarder": discarder_wind} if discarder is not None else {})}
+    return {**win(winner, discarder, tai), "scored": {"win": True, "hand_tai": tai, "tai": tai, "hand": request}}
+
+
+def test_an_edit_that_moves_the_deal_offers_a_later_hands_score_again(client):
+    g = create(client)
+    g = post_hand(client, g["id"], win(0, 2, 3))          # the dealer wins: seat 0 deals hand 2 too
+    g = post_hand(client, g["id"], scored_win(1, 2, 3, "S", "W"))  # seat 1 sits 南: 門清 門風 南風
+    assert [h["rescore"] for h in g["hands"]] == [None, None]
+    # hand 1 was seat 1's: the deal passed at once, so seat 1 dealt hand 2 and sat 東, seat 2 南
+    r = client.put(f"/api/games/{g['id']}/hands/1", json=dict(win(1, 2, 3), version=g["version"]), headers=FETCH)
+    g = r.get_json()
+    assert r.status_code == 200, g
+    assert g["hands"][1]["rescore"] == {"changed": ["seat_wind"], "tai": 2}  # no 門風 at 東
+    assert g["hands"][1]["tai"] - g["hands"][1]["dealer_tai"] == 3   # the recorded 台 stand until taken
+    taken = dict(g["hands"][1], tai=2, version=g["version"])
+    taken = {k: taken[k] for k in ("type", "winner", "discarder", "tai", "scored", "version")}
+    r = client.put(f"/api/games/{g['id']}/hands/2", json=taken, headers=FETCH)
+    g = r.get_json()
+    assert r.status_code == 200, g
+    assert g["hands"][1]["rescore"] is None and g["hands"][1]["hand_tai"] == 2
+
+
+def test_a_scored_copy_the_engine_cannot_read_is_left_alone(client):
+    g = create(client)
+    odd = {**win(1, None, 4), "scored": {"hand": {"concealed": "not tiles", "seat_wind": "X"}}}
+    g = post_hand(client, g["id"], odd)
+    assert g["hands"][0]["rescore"] is None and g["hands"][0]["hand_tai"] == 4
+    r = client.get(f"/api/games/{g['id']}", headers=FETCH)
+    assert r.status_code == 200 and r.get_json()["hands"][0]["rescore"] is None

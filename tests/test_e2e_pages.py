@@ -2007,3 +2007,41 @@ def test_live_flowers_offer_white_and_red_dragons_only_under_yueqing(fake_server
     page.select_option("#rules", "tw-standard")
     expect(page.locator('#live-keyboard button.key[data-tile="C"]')).to_be_disabled()
     assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_later_hand_scored_at_another_seat_offers_its_score_again(fake_server, new_page, size):
+    """Hand 2 was scored with 阿華 at 南 (門風 for his 南 pung: 3 台). Hand 1 is then edited to his
+    win, so the deal passed at once and he sat 東 in hand 2: the page says so, offers 2 台, and
+    records them at a tap, in both languages; the recorded 台 stay until then."""
+    request = {"rules": "tw-standard", "concealed": "123m456m789m45pSSS77s", "winning_tile": "3p",
+               "self_drawn": False, "discarder": "W", "seat_wind": "S", "round_wind": "E", "dealer": "E", "streak": 0}
+    game = make_game(fake_server, ["阿明", "阿華", "阿強", "阿珍"], hands=[
+        {"type": "win", "winner": 0, "discarder": 2, "tai": 3},
+        {"type": "win", "winner": 1, "discarder": 2, "tai": 3,
+         "scored": {"win": True, "hand_tai": 3, "tai": 3, "hand": request}}])
+    api = new_page().request
+    r = api.put(f"{fake_server}/api/games/{game['id']}/hands/1", headers=FETCH,
+                data={"type": "win", "winner": 1, "discarder": 2, "tai": 3, "version": game["version"]})
+    assert r.ok and r.json()["hands"][1]["rescore"] == {"changed": ["seat_wind"], "tai": 2}
+    page = page_at(new_page, size, f"{fake_server}/games/{game['id']}")
+    row = page.locator('#history tr[data-hand="2"]')
+    note = row.locator(".rescore")
+    expect(note).to_contain_text("不同的門風算台")
+    expect(row.locator(".hand-tai")).to_have_text("3 台")
+    expect(page.locator('#history tr[data-hand="1"] .rescore')).to_have_count(0)
+    row.scroll_into_view_if_needed()
+    no_horizontal_scroll(page)
+    snap(page, f"game-rescore-{size}")
+    page.click("#lang-switch")
+    expect(note).to_contain_text("a different seat wind than")
+    expect(note.locator("button")).to_have_text("Record 2 tai")
+    assert page.evaluate(TAP_CHECK, '#history .rescore button') == []
+    row.scroll_into_view_if_needed()
+    snap(page, f"game-rescore-{size}-en")
+    note.locator("button").click()
+    expect(row.locator(".hand-tai")).to_have_text("2 tai")
+    expect(row.locator(".rescore")).to_have_count(0)
+    stored = api.get(f"{fake_server}/api/games/{game['id']}").json()["hands"][1]
+    assert stored["hand_tai"] == 2 and stored["scored"]["hand"] == request   # the photo's scoring kept
+    assert not page.js_errors

@@ -21,6 +21,7 @@ from engine.settlement import dealer_involved, dealer_tai, settle_taiwan, settle
 
 from .jsonsafe import depth
 from .photos import PHOTO_ID
+from .rescore import check as check_scored
 
 MAX_NAME = 40
 MAX_SCORED_BYTES = 64 * 1024
@@ -277,6 +278,8 @@ def compute(setup: dict, hands: list[dict]) -> dict:
                     # the seats' winds at this hand, so that editing it names the players as they sat then
                     "seat_winds": [WIND_NAMES[seat_wind(before, s)] for s in range(4)],
                     "photo_id": hand["photo_id"], "scored": hand["scored"],
+                    # scored in another seat, round or deal than the game now gives this hand
+                    "rescore": check_scored(hand, before, setup["rules"]),
                     "created_at": hand.get("created_at")})
         for s in range(4):
             series[s].append(_clean(state.scores[s] / scale))

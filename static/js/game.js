@@ -92,6 +92,24 @@ function taiText(h) {
                              text: ` + ${t("dealer_tai_plus", { dealer: extra })}` }) : null);
 }
 
+/** A scored hand whose seat, round or deal the game now gives otherwise (an earlier hand was
+ *  edited): what it scores as the game has it, and a button to record that. */
+function rescoreNote(h) {
+  if (!h.rescore) return null;
+  const what = h.rescore.changed.map((k) => t(`rescore_${k}`)).join(t("list_sep"));
+  return el("div", { class: "rescore" },
+    el("span", { text: t("rescore_note", { what, tai: h.rescore.tai }) }), " ",
+    el("button", { type: "button", class: "small", dataset: { action: "rescore" },
+                   text: t("rescore_take", { tai: h.rescore.tai }), onclick: () => takeRescore(h) }));
+}
+
+async function takeRescore(h) {
+  const body = { type: "win", winner: h.winner, discarder: h.discarder, tai: h.rescore.tai, scored: h.scored };
+  if (h.photo_id) body.photo_id = h.photo_id;
+  say($("#form-status"), "");
+  await change("PUT", `${base}/hands/${h.n}`, body);
+}
+
 function renderHistory() {
   // a hand's button under the focus is drawn anew: the focus goes to the same button of the hand with
   // its number (after a delete, the hand that took it), or of the last hand, never to the page's top
@@ -101,7 +119,7 @@ function renderHistory() {
   table.append(el("thead", {}, el("tr", {},
     el("th", { text: t("th_n") }), el("th", { text: t("th_result") }),
     game.players.map((p) => el("th", { class: "num", text: p })),
-    el("th", { text: t("th_photo") }), el("th", { text: t("th_actions") }))));
+    el("th", { class: "photo", text: t("th_photo") }), el("th", { text: t("th_actions") }))));
   const body = el("tbody");
   if (!game.hands.length) {
     body.append(el("tr", {}, el("td", { colspan: "8", class: "empty", text: t("no_hands") })));
@@ -114,7 +132,7 @@ function renderHistory() {
     body.append(el("tr", { dataset: { hand: String(h.n) } },
       el("td", { class: "n", text: String(h.n) }),
       el("td", { class: "result" }, el("div", { class: "what" }, handText(h)), taiText(h),
-         when ? el("div", { class: "hint when", text: when }) : null),
+         when ? el("div", { class: "hint when", text: when }) : null, rescoreNote(h)),
       deltas.map((d, i) => el("td", { class: `num delta ${d > 0 ? "plus" : d < 0 ? "minus" : ""}`,
                                       dataset: { label: game.players[i], player: String(i) }, text: fmt(d) })),
       el("td", { class: "photo" }, h.photo_id ? el("a", { href: `/photos/${h.photo_id}`, target: "_blank", rel: "noopener" },

@@ -1,0 +1,113 @@
+"""A recorded hand's score checked against the game as it is now.
+
+A hand scored before it was recorded keeps the engine request it was scored with: the winner's
+seat wind, the round wind, the dealer, whether it was self-drawn and who discarded. Editing an
+earlier hand can move the deal, and then the winner of a later hand sat at another wind: its 門風,
+圈風 and 正花 台 are not what was scored. A hand scored by hand and recorded into a game can be
+off the same way. The 台 a player recorded are theirs and never change by themselves; the game
+view says where the hand, scored again as the game has it at that hand, comes to another number,
+and the page offers to take it.
+
+    >>> from engine.flow import new_game
+    >>> before = new_game(["A", "B", "C", "D"], 0)
+    >>> game_context("tw-standard", before, winner=1, discarder=None)["seat_wind"]
+    'S'
+    >>> differences({"seat_wind": "E", "round_wind": "E", "dealer": "E", "self_drawn": True},
+    ...             game_context("tw-standard", before, winner=1, discarder=None))
+    ['seat_wind']
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+from engine.errors import HandError
+from engine.flow import GameState, seat_wind
+from engine.hand import WIND_NAMES, parse_wind
+from engine.service import score_json
+
+# what a hand's 台 depend on that the game decides. The streak only moves the dealer's 台, which the
+# game computes itself; the discarder's wind moves with the deal but not the hand's 台 (it is sent
+# as the game has it, so that it is never the winner's own wind).
+CONTEXT_KEYS = ("rules", "seat_wind", "round_wind", "dealer", "self_drawn")
+WIND_KEYS = ("seat_wind", "round_wind", "dealer")
+
+
+def game_context(rules: str, before: GameState, winner: int, discarder: int | None) -> dict:
+    """The engine request's context of a win at `before`, as the game has it (winds as E/S/W/N)."""
+    return {"rules": rules, "seat_wind": WIND_NAMES[seat_wind(before, winner)],
+            "round_wind": WIND_NAMES[before.round_wind], "dealer": WIND_NAMES[seat_wind(before, before.dealer)],
+            "streak": before.streak, "self_drawn": discarder is None,
+            "discarder": None if discarder is None else WIND_NAMES[seat_wind(before, discarder)]}
+
+
+def _as_given(request: dict, key: str):
+    """A request's value for key as the engine reads it; a wind as its index, or ValueError."""
+    value = request.get(key)
+    if key == "rules":
+        return value if value is not None else "tw-standard"  # the engine's default table
+    if key == "self_drawn":
+        return bool(value)
+    if key in WIND_KEYS and value is not None:
+        try:
+            return parse_wind(value, key)
+        except HandError:
+            raise ValueError(key) from None
+    return value
+
+
+def differences(request: dict, context: dict) -> list[str]:
+    """The context keys where a scored request differs from the game's context, in CONTEXT_KEYS
+    order. A request the engine could not read differs in the keys it cannot read."""
+    out = []
+    for key in CONTEXT_KEYS:
+        want = context[key]
+        if key in WIND_KEYS:
+            want = WIND_NAMES.index(want)
+        try:
+            given = _as_given(request, key)
+        except ValueError:
+            out.append(key)
+            continue
+        if given != want:
+            out.append(key)
+    return out
+
+
+@lru_cache(maxsize=4096)
+def _hand_tai(request_json: str) -> int | None:
+    """The hand 台 (without the dealer's) of an engine request, or None where it does not win or
+    the engine refuses it. Cached: every view of a game settles its hands again."""
+    try:
+        result = score_json(json.loads(request_json))
+    except (HandError, ValueError, TypeError, KeyError):
+        return None
+    if not isinstance(result, dict) or not result.get("win"):
+        return None
+    tai = result.get("hand_tai", result.get("tai"))
+    return tai if isinstance(tai, int) and not isinstance(tai, bool) else None
+
+
+def check(hand: dict, before: GameState, rules: str) -> dict | None:
+    """{"changed": [context keys], "tai": hand 台 as the game has it now} for a recorded win whose
+    scored request was scored in another context and comes to another number than the 台
+    recorded; None otherwise (not scored, the same context, the same number, or no winning hand
+    in the game's context)."""
+    scored = hand.get("scored")
+    request = scored.get("hand") if isinstance(scored, dict) else None
+    if hand.get("type") != "win" or not isinstance(request, dict):
+        return None
+    context = game_context(rules, before, hand["winner"], hand["discarder"])
+    changed = differences(request, context)
+    if not changed:
+        return None
+    again = {k: v for k, v in request.items() if k != "discarder"}
+    again.update({k: v for k, v in context.items() if v is not None})
+    try:
+        key = json.dumps(again, sort_keys=True, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
+    tai = _hand_tai(key)
+    if tai is None or tai == hand["tai"]:
+        return None
+    return {"changed": changed, "tai": tai}
