@@ -61,6 +61,13 @@ class RuleTable:
             raise HandError(f"rule table {self.id!r} has no setting {name!r}", code="rule_no_setting",
                             table=self.id, setting=name) from None
 
+    @property
+    def dealer_tai_on_self_draw(self) -> bool:
+        """Whether the dealer's 莊家/連莊 台 ride on another player's self-draw that the dealer pays
+        with the others. Where a table does not say: yes, the common practice (both Taiwanese
+        tables set it, each with its source; 乐清 has no dealer 台)."""
+        return bool(self.settings.get("dealer_tai_on_self_draw", True))
+
     @cached_property
     def active_entries(self) -> tuple[Entry, ...]:
         """Entries whose required setting is on (computed once: settings are fixed per table)."""

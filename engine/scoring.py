@@ -149,11 +149,11 @@ def _count_entries(features: Features, table: RuleTable) -> list[tuple]:
     return counted
 
 
-def _dealer_involved(hand: Hand, settings: dict) -> bool:
+def _dealer_involved(hand: Hand, table: RuleTable) -> bool:
     if not hand.self_drawn and hand.discarder is None:  # won on a discard not named: the dealer's own win only
         return hand.is_dealer
     return dealer_involved(winner=hand.seat_wind, discarder=None if hand.self_drawn else hand.discarder,
-                           dealer=hand.dealer, on_self_draw=settings.get("dealer_tai_on_self_draw", True))
+                           dealer=hand.dealer, on_self_draw=table.dealer_tai_on_self_draw)
 
 
 def score(hand: Hand, table: RuleTable | None = None) -> dict:
@@ -175,7 +175,7 @@ def score(hand: Hand, table: RuleTable | None = None) -> dict:
     if not candidates:
         return _not_a_win("the tiles do not form five sets and a pair", code="no_win_shape")
     wait_count = possible_waits(hand)
-    involved = _dealer_involved(hand, s)
+    involved = _dealer_involved(hand, table)
     best = None
     for reading in candidates:
         counted = _count_entries(Features(hand, reading, wait_count), table)
@@ -216,6 +216,6 @@ def _payments(hand: Hand, table: RuleTable, hand_tai: int, d_tai: int) -> dict |
     deltas = settle_taiwan(winner=hand.seat_wind, discarder=None if hand.self_drawn else hand.discarder,
                            dealer=hand.dealer, hand_tai=hand_tai, dealer_tai=d_tai,
                            base=base, per_tai=per_tai,
-                           dealer_pays_self_draw=table.settings.get("dealer_tai_on_self_draw", True))
+                           dealer_pays_self_draw=table.dealer_tai_on_self_draw)
     factor = 2 ** hand.context.dice_doubles if table.settings.get("dice_doubling") else 1
     return {WIND_NAMES[seat]: v * factor for seat, v in sorted(deltas.items())}

@@ -218,7 +218,7 @@ def settle(setup: dict, table: RuleTable, state: GameState, hand: dict) -> dict:
         return {"deltas": {s: v * setup["base"] for s, v in points.items()},
                 "hand_tai": tai, "dealer_tai": 0, "tai": tai}
     d_tai = table_dealer_tai(table, state.streak)
-    on_self_draw = table.settings.get("dealer_tai_on_self_draw", True)
+    on_self_draw = table.dealer_tai_on_self_draw
     deltas = settle_taiwan(winner=winner, discarder=discarder, dealer=state.dealer, hand_tai=tai,
                            dealer_tai=d_tai, base=setup["base"], per_tai=setup["per_tai"],
                            dealer_pays_self_draw=on_self_draw)
