@@ -305,3 +305,19 @@ def test_a_scored_copy_the_engine_cannot_read_is_left_alone(client):
     assert g["hands"][0]["rescore"] is None and g["hands"][0]["hand_tai"] == 4
     r = client.get(f"/api/games/{g['id']}", headers=FETCH)
     assert r.status_code == 200 and r.get_json()["hands"][0]["rescore"] is None
+
+
+def test_scores_again_are_kept_by_digest_and_bounded(monkeypatch):
+    import webapp.rescore as rescore
+    calls = []
+    monkeypatch.setattr(rescore, "_hand_tai", lambda request: calls.append(request) or 7)
+    monkeypatch.setattr(rescore, "_CACHE", type(rescore._CACHE)())
+    monkeypatch.setattr(rescore, "_CACHE_SIZE", 3)
+    big = {"concealed": "x" * 60_000}
+    assert rescore.hand_tai(big) == 7 and rescore.hand_tai(dict(big)) == 7
+    assert len(calls) == 1                                   # the same request is scored once
+    assert all(len(k) == 32 for k in rescore._CACHE)         # kept by digest, not by its 60 KB text
+    for n in range(5):
+        rescore.hand_tai({"n": n})
+    assert len(rescore._CACHE) == 3 and len(calls) == 6
+    assert rescore.hand_tai({"bad": {1, 2}}) is None          # not JSON: not scored

@@ -18,8 +18,10 @@ and the page offers to take it.
 """
 from __future__ import annotations
 
+import hashlib
 import json
-from functools import lru_cache
+import threading
+from collections import OrderedDict
 
 from engine.errors import HandError
 from engine.flow import GameState, seat_wind
@@ -74,18 +76,42 @@ def differences(request: dict, context: dict) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=4096)
-def _hand_tai(request_json: str) -> int | None:
+def _hand_tai(request: dict) -> int | None:
     """The hand 台 (without the dealer's) of an engine request, or None where it does not win or
-    the engine refuses it. Cached: every view of a game settles its hands again."""
+    the engine refuses it."""
     try:
-        result = score_json(json.loads(request_json))
+        result = score_json(request)
     except (HandError, ValueError, TypeError, KeyError):
         return None
     if not isinstance(result, dict) or not result.get("win"):
         return None
     tai = result.get("hand_tai", result.get("tai"))
     return tai if isinstance(tai, int) and not isinstance(tai, bool) else None
+
+
+# Every view of a game settles its hands again: answers kept by the request's digest (a scored
+# copy may be 64 KB, so the text itself is not kept), the oldest dropped first.
+_CACHE: OrderedDict[bytes, int | None] = OrderedDict()
+_CACHE_SIZE = 4096
+_LOCK = threading.Lock()
+
+
+def hand_tai(request: dict) -> int | None:
+    """_hand_tai, cached. A request that is not JSON is not scored."""
+    try:
+        key = hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).digest()
+    except (TypeError, ValueError):
+        return None
+    with _LOCK:
+        if key in _CACHE:
+            _CACHE.move_to_end(key)
+            return _CACHE[key]
+    tai = _hand_tai(request)
+    with _LOCK:
+        _CACHE[key] = tai
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return tai
 
 
 def check(hand: dict, before: GameState, rules: str) -> dict | None:
@@ -103,11 +129,7 @@ def check(hand: dict, before: GameState, rules: str) -> dict | None:
         return None
     again = {k: v for k, v in request.items() if k != "discarder"}
     again.update({k: v for k, v in context.items() if v is not None})
-    try:
-        key = json.dumps(again, sort_keys=True, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return None
-    tai = _hand_tai(key)
+    tai = hand_tai(again)
     if tai is None or tai == hand["tai"]:
         return None
     return {"changed": changed, "tai": tai}
