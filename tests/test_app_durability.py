@@ -137,3 +137,46 @@ def test_the_app_database_has_the_schema_and_foreign_keys(tmp_path):
     assert db.schema_version(conn) == len(db.MIGRATIONS)
     with pytest.raises(sqlite3.IntegrityError):
         conn.execute("INSERT INTO hands (game_id, n, type, created_at) VALUES ('nope', 1, 'draw', 'now')")
+
+
+def test_a_database_of_the_previous_schema_migrates_and_keeps_its_games(tmp_path):
+    """A file written before games chose their rounds (schema 2): the column is added, each game
+    reads as it did (its table's four rounds) and new games store their own."""
+    from tests.app_support import FETCH, make_app
+    path = tmp_path / "data" / "mahjong.sqlite3"
+    path.parent.mkdir()
+    conn = db.connect(path)
+    assert db.migrate(conn, db.MIGRATIONS[:2]) == 2
+    # the rows as the app of schema 2 stored them: no rounds column
+    conn.execute("INSERT INTO games (id, players, rules, base, per_tai, first_dealer, version, created_at) "
+                 "VALUES ('0123456789ab', ?, 'tw-standard', 100, 20, 1, 3, '2026-01-01T00:00:00+00:00')",
+                 (json.dumps(["阿明", "小華", "阿強", "阿珍"], ensure_ascii=False),))
+    for n, winner in enumerate((2, 3), 1):  # seat 1 deals, then seat 2; 0 pays 100 + 2 台 × 20 each
+        conn.execute("INSERT INTO hands (game_id, n, type, winner, discarder, tai, created_at) "
+                     "VALUES ('0123456789ab', ?, 'win', ?, 0, 2, '2026-01-01T00:01:00+00:00')", (n, winner))
+    conn.close()
+
+    c = make_app(tmp_path).test_client()
+    conn = db.connect(path)
+    assert db.schema_version(conn) == len(db.MIGRATIONS) == 3
+    game = c.get("/api/games/0123456789ab").get_json()
+    assert game["rounds"] is None and game["state"]["rounds"] == 4 and game["version"] == 3
+    assert [h["winner"] for h in game["hands"]] == [2, 3] and game["state"]["dealer"] == 3
+    assert game["totals"] == [-280, 0, 140, 140] and game["created_at"] == "2026-01-01T00:00:00+00:00"
+    assert [(x["id"], x["rounds"], x["hand_count"]) for x in c.get("/api/games").get_json()] == \
+        [("0123456789ab", None, 2)]
+    # the old game takes hands as before; a new one keeps its own rounds
+    r = c.post("/api/games/0123456789ab/hands", json={"type": "draw", "version": 3}, headers=FETCH)
+    assert r.status_code == 201 and r.get_json()["state"]["streak"] == 1
+    r = c.post("/api/games", json={"players": list("ABCD"), "rounds": 2}, headers=FETCH)
+    assert r.status_code == 201 and c.get(f"/api/games/{r.get_json()['id']}").get_json()["rounds"] == 2
+    # the column takes 1-4 or NULL and nothing else, whatever writes it
+    for bad in (0, 5, 2.5, "x"):
+        with pytest.raises(sqlite3.IntegrityError):
+            conn.execute("UPDATE games SET rounds = ? WHERE id = '0123456789ab'", (bad,))
+    # written past the CHECK (a damaged file): that game says so, the others still list
+    conn.execute("PRAGMA ignore_check_constraints = ON")
+    conn.execute("UPDATE games SET rounds = 2.5 WHERE id = '0123456789ab'")
+    conn.close()
+    assert c.get("/api/games/0123456789ab").get_json()["code"] == "game_unreadable"
+    assert sorted("error" in x for x in c.get("/api/games").get_json()) == [False, True]

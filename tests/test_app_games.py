@@ -95,6 +95,89 @@ def test_round_wind_turns_and_the_game_ends(client):
     assert r.status_code == 400 and "finished" in r.get_json()["error"]
 
 
+def pass_deal(c, g) -> dict:
+    """The dealer's next seat wins off the one after it: the deal passes."""
+    dealer = g["state"]["dealer"]
+    return post_hand(c, g["id"], win((dealer + 1) % 4, (dealer + 2) % 4, 1))
+
+
+def test_a_game_of_one_round_ends_after_the_east_round(client):
+    """東風圈 only: four dealerships, then the game is over and takes no more hands."""
+    g = create(client, rounds=1, first_dealer=1)
+    assert g["rounds"] == 1 and g["state"]["rounds"] == 1
+    for k in range(4):
+        assert not g["state"]["finished"] and g["state"]["round_wind"] == 0
+        g = pass_deal(client, g)
+    assert g["state"]["finished"] and g["state"]["round_wind"] == 0 and g["state"]["dealer"] == 1
+    r = client.post(f"/api/games/{g['id']}/hands", json={"type": "draw"}, headers=FETCH)
+    assert r.status_code == 400 and r.get_json()["code"] == "game_finished_add"
+    assert len(client.get(f"/api/games/{g['id']}").get_json()["hands"]) == 4
+    listed = client.get("/api/games").get_json()
+    assert [(x["rounds"], x["finished"], x["hand_count"]) for x in listed] == [(1, True, 4)]
+
+
+def test_a_game_of_two_rounds_plays_east_and_south(client):
+    """東南 (半將): the 南風圈 comes after four dealerships and the game ends after eight; a 連莊
+    or a draw keeps the deal and counts no dealership."""
+    g = create(client, rounds=2)
+    g = post_hand(client, g["id"], win(0, 1, 2))          # the dealer wins: 連莊
+    g = post_hand(client, g["id"], {"type": "draw"})      # 臭莊: still the same dealer
+    for k in range(8):
+        assert not g["state"]["finished"] and g["state"]["round_wind"] == k // 4
+        g = pass_deal(client, g)
+    assert g["state"]["finished"] and g["state"]["round_wind"] == 1 and g["state"]["round_wind_name"] == "S"
+    assert len(g["hands"]) == 10 and sum(g["totals"]) == 0
+    r = client.post(f"/api/games/{g['id']}/hands", json=win(1, None, 1), headers=FETCH)
+    assert r.status_code == 400 and r.get_json()["code"] == "game_finished_add"
+
+
+def test_a_game_without_rounds_lasts_its_tables_four(client):
+    g = create(client)
+    assert g["rounds"] is None and g["state"]["rounds"] == 4
+    assert create(client, rounds=None)["rounds"] is None
+    assert create(client, rounds=4)["state"]["rounds"] == 4
+
+
+@pytest.mark.parametrize("rounds", [0, 5, -1, "2", True, 2.5, [2]])
+def test_rounds_outside_one_to_four_are_refused(client, rounds):
+    r = client.post("/api/games", json={"players": list("ABCD"), "rounds": rounds}, headers=FETCH)
+    assert r.status_code == 400, r.get_json()
+    assert r.get_json()["code"] == "rounds_range" and "rounds must be a whole number 1-4" in r.get_json()["error"]
+    r = client.post("/api/games", json={"players": list("ABCD"), "rounds": rounds},
+                    headers={**FETCH, "Accept-Language": "zh-TW"})
+    assert r.get_json()["error"].startswith("圈數要是 1–4 的整數")
+    assert client.get("/api/games").get_json() == []  # nothing recorded
+
+
+def test_rounds_go_out_in_the_export_and_come_back(client):
+    g = create(client, rounds=2)
+    for _ in range(3):
+        g = pass_deal(client, g)
+    exported = client.get(f"/api/games/{g['id']}/export.json").get_json()
+    assert exported["rounds"] == 2
+    copy = client.post("/api/games/import", json=exported, headers=FETCH).get_json()
+    assert copy["rounds"] == 2 and copy["state"] == g["state"]
+    r = client.post("/api/games/import", json=dict(exported, rounds=0), headers=FETCH)
+    assert r.status_code == 400 and r.get_json()["code"] == "rounds_range"
+    assert len(client.get("/api/games").get_json()) == 2
+
+
+def test_an_export_made_before_rounds_imports_with_the_tables_rounds(client):
+    g = create(client)
+    for _ in range(5):
+        g = pass_deal(client, g)
+    exported = client.get(f"/api/games/{g['id']}/export.json").get_json()
+    old = {k: v for k, v in exported.items() if k != "rounds"}   # as an export made before games chose it
+    old["state"] = {k: v for k, v in old["state"].items() if k != "rounds"}
+    r = client.post("/api/games/import", json=old, headers=FETCH)
+    assert r.status_code == 201, r.get_json()
+    copy = r.get_json()
+    assert copy["rounds"] is None and copy["state"] == g["state"] and copy["state"]["round_wind"] == 1
+    for _ in range(11):                                         # to the end of the 北風圈, as before
+        copy = pass_deal(client, copy)
+    assert copy["state"]["finished"] and copy["state"]["round_wind"] == 3
+
+
 def test_edit_and_delete_recompute_everything_after(client):
     g = create(client)
     hands = [win(0, 2, 3), {"type": "draw"}, win(1, None, 2), win(3, 2, 1)]

@@ -47,6 +47,11 @@ MIGRATIONS: list[str] = [
         created_at REAL NOT NULL
     );
     """,
+    # a game's own number of wind rounds (1 東風圈 … 4 四圈); NULL: its rule table's [flow] rounds, so
+    # the games stored before it settle as they did. IN, not BETWEEN: 2.5 is between 1 and 4
+    """
+    ALTER TABLE games ADD COLUMN rounds INTEGER CHECK (rounds IN (1, 2, 3, 4));
+    """,
 ]
 
 

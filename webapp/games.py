@@ -71,6 +71,21 @@ def _seat(name: str, value) -> int:
     return value
 
 
+def _rounds(value) -> int | None:
+    """How many wind rounds the game lasts (1 東風圈 … 4 四圈), or None: its rule table's own."""
+    if value is None:
+        return None
+    if not _is_int(value) or not 1 <= value <= 4:  # a round is named by a wind, so at most four
+        raise HandError(f"rounds must be a whole number 1-4 (how many wind rounds the game lasts), got "
+                        f"{short_repr(value)}", code="rounds_range", value=value)
+    return value
+
+
+def game_flow(table: RuleTable, rounds: int | None) -> FlowRules:
+    """The table's [flow], ending after the game's own number of rounds where it chose one."""
+    return FlowRules.from_dict(table.flow if rounds is None else {**table.flow, "rounds": rounds})
+
+
 def rule_table(rules) -> RuleTable:
     """A shipped rule table. Paths are refused: a phone must not make the server read files."""
     if not isinstance(rules, str) or rules not in table_names():
@@ -116,8 +131,9 @@ def _visible(name: str) -> bool:
 
 
 def parse_setup(data: dict, cents: bool = True) -> dict:
-    """Checked game settings: players, rules, base, per_tai, first_dealer. cents=False takes an
-    export's finer stakes, recorded before amounts were held to hundredths (settled as before)."""
+    """Checked game settings: players, rules, base, per_tai, first_dealer, rounds (None: the
+    table's). cents=False takes an export's finer stakes, recorded before amounts were held to
+    hundredths (settled as before)."""
     players = data.get("players")
     if not isinstance(players, list) or len(players) != 4 or not all(isinstance(p, str) for p in players):
         raise HandError("players must be a list of four names", code="players_four")
@@ -145,7 +161,8 @@ def parse_setup(data: dict, cents: bool = True) -> dict:
     return {"players": players, "rules": rules,
             "base": _amount("base", data.get("base", 100), cents),
             "per_tai": _amount("per_tai", data.get("per_tai", 20), cents),
-            "first_dealer": _seat("first_dealer", data.get("first_dealer", 0))}
+            "first_dealer": _seat("first_dealer", data.get("first_dealer", 0)),
+            "rounds": _rounds(data.get("rounds"))}
 
 
 def parse_hand(data: dict) -> dict:
@@ -255,7 +272,7 @@ def compute(setup: dict, hands: list[dict]) -> dict:
     naming its number.
     """
     table = rule_table(setup["rules"])
-    flow_rules = FlowRules.from_dict(table.flow)
+    flow_rules = game_flow(table, setup.get("rounds"))  # none chosen: the table's own
     state = new_game(setup["players"], setup["first_dealer"])
     out, series = [], [[] for _ in range(4)]
     # whole hundredths: every hand's deltas and the totals then sum to exactly zero at any stake
@@ -283,7 +300,8 @@ def compute(setup: dict, hands: list[dict]) -> dict:
                     "created_at": hand.get("created_at")})
         for s in range(4):
             series[s].append(_clean(state.scores[s] / scale))
-    return {"state": state_dict(state, scale), "hands": out,
+    # the rounds the game lasts as settled, the table's where the game chose none
+    return {"state": {**state_dict(state, scale), "rounds": flow_rules.rounds}, "hands": out,
             "totals": [_clean(v / scale) for v in state.scores], "series": series}
 
 
@@ -316,6 +334,6 @@ def game_view(game_id: str, setup: dict, hands: list[dict], version: int, create
 
 def summary_view(game: dict) -> dict:
     """A game's line in the list of games."""
-    keys = ("id", "players", "rules", "base", "per_tai", "first_dealer", "version", "created_at", "totals")
+    keys = ("id", "players", "rules", "base", "per_tai", "first_dealer", "rounds", "version", "created_at", "totals")
     return {**{k: game[k] for k in keys}, "hand_count": len(game["hands"]),
             "finished": game["state"]["finished"]}

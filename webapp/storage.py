@@ -40,8 +40,11 @@ def _setup(row: sqlite3.Row) -> dict:
     for name in ("base", "per_tai"):  # a damaged stake ('abc', a blob, ±inf) broke the settling: a 500
         if not is_amount(row[name]):
             raise HandError(f"this game cannot be shown: its {name} is unreadable", code="game_unreadable")
+    rounds = row["rounds"]
+    if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= 4):
+        raise HandError("this game cannot be shown: its number of rounds is unreadable", code="game_unreadable")
     return {"players": players, "rules": row["rules"], "base": row["base"],
-            "per_tai": row["per_tai"], "first_dealer": row["first_dealer"]}
+            "per_tai": row["per_tai"], "first_dealer": row["first_dealer"], "rounds": rounds}
 
 
 def _stored_text(value):
@@ -116,7 +119,7 @@ def get_game(conn: sqlite3.Connection, game_id: str) -> dict:
 def list_games(conn: sqlite3.Connection, cache: SummaryCache | None = None) -> list[dict]:
     """Every game's line, newest first; with a cache, a game unchanged since its line was made
     is not recomputed (webapp/summary_cache.py)."""
-    rows = conn.execute("SELECT g.id, g.version, g.players, g.rules, g.base, g.per_tai, g.first_dealer, "
+    rows = conn.execute("SELECT g.id, g.version, g.players, g.rules, g.base, g.per_tai, g.first_dealer, g.rounds, "
                         "COUNT(h.n) AS hands, MAX(h.created_at) AS last "
                         "FROM games g LEFT JOIN hands h ON h.game_id = g.id "
                         "GROUP BY g.id ORDER BY g.created_at DESC, g.rowid DESC").fetchall()
@@ -160,10 +163,10 @@ def create_game(conn: sqlite3.Connection, setup: dict, hands: list[dict] = ()) -
     compute(setup, hands)  # refuse an impossible import before writing anything
     game_id = secrets.token_hex(6)
     with write_transaction(conn):
-        conn.execute("INSERT INTO games (id, players, rules, base, per_tai, first_dealer, version, created_at) "
-                     "VALUES (?, ?, ?, ?, ?, ?, 1, ?)",
+        conn.execute("INSERT INTO games (id, players, rules, base, per_tai, first_dealer, rounds, version, created_at) "
+                     "VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)",
                      (game_id, json.dumps(setup["players"], ensure_ascii=False), setup["rules"],
-                      setup["base"], setup["per_tai"], setup["first_dealer"], now()))
+                      setup["base"], setup["per_tai"], setup["first_dealer"], setup.get("rounds"), now()))
         for n, hand in enumerate(hands, 1):
             _insert_hand(conn, game_id, n, hand)
     return get_game(conn, game_id)
