@@ -2045,3 +2045,50 @@ def test_a_later_hand_scored_at_another_seat_offers_its_score_again(fake_server,
     stored = api.get(f"{fake_server}/api/games/{game['id']}").json()["hands"][1]
     assert stored["hand_tai"] == 2 and stored["scored"]["hand"] == request   # the photo's scoring kept
     assert not page.js_errors
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_a_game_of_one_round_is_made_on_the_games_page(fake_server, new_page, size):
+    """The create form offers the rounds a game lasts, the table's own first; a 東風圈 game says
+    on its page how many rounds it has, and ends after four dealerships."""
+    page = page_at(new_page, size, fake_server + "/games")
+    rounds = page.locator("#rounds")
+    expect(rounds.locator("option")).to_have_text(["照規則（四圈）", "四圈（一將）", "兩圈（東南）", "一圈（東風圈）"])
+    expect(rounds).to_have_value("")
+    for i, name in enumerate(["東一", "南一", "西一", f"北{size}"]):
+        page.fill(f"#p{i}", name)
+    page.select_option("#rounds", "1")
+    no_horizontal_scroll(page)
+    rounds.scroll_into_view_if_needed()
+    snap(page, f"games-new-rounds-{size}")
+    page.click("#lang-switch")  # the choices in English, the one chosen kept
+    expect(rounds.locator("option")).to_have_text(["Default: 4", "4 (full game)", "2 (East, South)", "1 (East only)"])
+    expect(rounds).to_have_value("1")
+    page.select_option("#rounds", "2")  # the longest choice, for the screenshot
+    no_horizontal_scroll(page)
+    snap(page, f"games-new-rounds-{size}-en")
+    page.click("#lang-switch")
+    page.select_option("#rounds", "1")
+    page.click("#create-game")
+    page.wait_for_url(re.compile(r"/games/[0-9a-f]{12}$"))
+    game_id = page.url.rsplit("/", 1)[1]
+    expect(page.locator("#state-line")).to_have_text("東風圈（共 1 圈） · 莊家：東一 · 連莊 0")
+    assert page.request.get(f"{fake_server}/api/games/{game_id}").json()["rounds"] == 1
+    for dealer in range(4):  # each dealer's next seat wins: the deal passes four times
+        page.select_option("#winner", str((dealer + 1) % 4))
+        page.select_option("#discarder", str((dealer + 2) % 4))
+        page.fill("#tai", "1")
+        page.click("#add-hand")
+        expect(page.locator("#history tbody tr[data-hand]")).to_have_count(dealer + 1)
+    expect(page.locator("#state-line")).to_contain_text("東風圈（共 1 圈）")
+    expect(page.locator("#state-line")).to_contain_text("已結束")
+    expect(page.locator("#add-hand")).to_be_disabled()
+    no_horizontal_scroll(page)
+    page.click("#lang-switch")
+    expect(page.locator("#state-line")).to_contain_text("East round (1 of 1)")
+    page.click("#lang-switch")
+    page.locator("#state-line").scroll_into_view_if_needed()
+    snap(page, f"game-one-round-{size}")
+    game = page.request.get(f"{fake_server}/api/games/{game_id}").json()
+    assert game["state"]["finished"] and len(game["hands"]) == 4
+    assert not page.js_errors, page.js_errors

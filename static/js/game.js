@@ -32,10 +32,13 @@ function render() {
   const winds = st.seat_winds || [];
   const table = gameTable();
   $("#rules-name").textContent = table ? (lang() === "en" ? table.name_en : table.name) : game.rules;
-  const parts = [t("state_round", { w: windName(st.round_wind_name || "ESWN"[st.round_wind] || "E") }),
+  // the round and how many the game lasts (its own choice, or its table's): 東風圈（共 2 圈）
+  const parts = [t("state_round", { w: windName(st.round_wind_name || "ESWN"[st.round_wind] || "E"),
+                                    n: st.round_wind + 1, of: st.rounds }),
                  t("state_dealer", { name: game.players[st.dealer] }), streakText(table, st.streak)];
   if (st.finished) parts.push(t("game_finished"));
-  $("#state-line").textContent = parts.join(" · ");
+  // a phrase a box: a phone's narrow card wraps between phrases, never inside one (「已結」「束」)
+  clear($("#state-line")).append(...parts.flatMap((text, i) => [i ? " · " : "", el("span", { text })]));
 
   const board = clear($("#scoreboard"));
   game.players.forEach((name, i) => {

@@ -9,12 +9,16 @@ initPage();
 let tables = [];
 let games = [];
 const nameInputs = [0, 1, 2, 3].map((i) => $(`#p${i}`));
+// how many wind rounds the game lasts: four (一將), two (東南, 半將) or the 東風圈 alone; "" is the
+// rule table's own [flow] rounds, sent as null so that the game keeps following its table
+const ROUND_CHOICES = ["", "4", "2", "1"];
 
 function fillLabels() {
   for (const span of document.querySelectorAll(".player-label")) span.textContent = t("player_n", { n: span.dataset.n });
   nameInputs.forEach((input, i) => { input.placeholder = t("player_default", { n: i + 1 }); });
   fillDealer();
   fillRules();
+  fillRounds();
   renderList();
 }
 
@@ -36,7 +40,23 @@ function fillRules() {
   if (tables.some((x) => x.id === keep)) sel.value = keep;
 }
 
+/** The chosen rule table's own number of rounds (undefined until /api/rules answered). */
+function tableRounds() {
+  return tables.find((x) => x.id === $("#rules").value)?.flow?.rounds;
+}
+
+function fillRounds() {
+  const sel = $("#rounds");
+  const keep = sel.value;
+  const own = tableRounds();
+  const text = (n) => (n ? t(`rounds_choice.${n}`) : own ? t("rounds_table", { rounds: t(`rounds_short.${own}`) })
+                                                          : t("rounds_table_unknown"));
+  clear(sel).append(...ROUND_CHOICES.map((n) => el("option", { value: n, text: text(n) })));
+  sel.value = keep;
+}
+
 for (const input of nameInputs) input.addEventListener("input", fillDealer);
+$("#rules").addEventListener("change", fillRounds);  // the default names the new table's rounds
 
 $("#new-game").addEventListener("submit", async (ev) => {
   ev.preventDefault();
@@ -57,6 +77,7 @@ $("#new-game").addEventListener("submit", async (ev) => {
     const game = await post("/api/games", {
       players, rules: $("#rules").value || "tw-standard", ...stakes,
       first_dealer: Number($("#first-dealer").value) || 0,
+      rounds: $("#rounds").value ? Number($("#rounds").value) : null,
     });
     location.href = `/games/${encodeURIComponent(game.id)}`;
   } catch (e) {
