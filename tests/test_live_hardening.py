@@ -132,3 +132,79 @@ def test_a_live_frame_is_skipped_not_queued_while_both_slots_read(tmp_path):
         slow.go.set()
         [t.join(10) for t in reading]
     assert frame().status_code == 200  # a slot free again: read
+
+
+# ---------- the table camera's picture behind the table PIN ----------
+
+class ShortCapture:
+    """A camera good for a few frames, so that a stream read in a test ends (the camera 'fails')."""
+
+    def __init__(self):
+        self.frames = 3
+
+    def isOpened(self):  # noqa: N802 (VideoCapture's name)
+        return True
+
+    def read(self):
+        self.frames -= 1
+        return (True, np.full((48, 64, 3), 128, np.uint8)) if self.frames >= 0 else (False, None)
+
+    def release(self):
+        pass
+
+
+PICTURE = ("/api/camera/frame", "/api/camera/stream")
+
+
+def _camera_app(tmp_path, monkeypatch, pin):
+    monkeypatch.setattr("webapp.camera.FRAME_INTERVAL", 0)  # raises if the constant is renamed
+    app = make_app(tmp_path, TABLE_PIN=pin, CAMERA_OPENER=lambda index: ShortCapture())
+    now = [1000.0]
+    app.extensions["mahjong"].pin_throttle.clock = lambda: now[0]
+    return app, now
+
+
+def _shown(r) -> bool:
+    """The picture came: a JPEG, or a stream whose parts are JPEGs."""
+    return r.status_code == 200 and r.data.count(b"\xff\xd8") >= 1
+
+
+def test_the_camera_picture_needs_the_pin_when_one_is_set(tmp_path, monkeypatch):
+    """The picture shows the people at the table, their hands and faces: with a PIN set, anyone
+    on the same Wi-Fi once watched it. Whether a camera is attached stays open (the page picks
+    its source from it)."""
+    app, _ = _camera_app(tmp_path, monkeypatch, "4821")
+    c = app.test_client()
+    assert c.get("/api/camera").get_json() == {"attached": True}
+    for path in PICTURE:
+        for lang, text in (("en", "this table needs its PIN"), ("zh", "這桌要先輸入 PIN 碼")):
+            r = c.get(path, headers={"Accept-Language": lang})
+            assert (r.status_code, r.get_json()) == (403, {"error": text, "code": "pin_required", "params": {}}), path
+        assert c.head(path).status_code == 403, path
+        assert _shown(c.get(path, headers={"X-Table-Pin": "4821"})), path
+    assert c.post("/api/pin", json={"pin": "4821"}, headers=FETCH).status_code == 200
+    for path in PICTURE:
+        assert _shown(c.get(path)), path  # the PIN session's cookie does it now
+    c.delete("/api/pin", headers=FETCH)
+    assert [c.get(path).status_code for path in PICTURE] == [403, 403]
+
+
+def test_without_a_pin_the_camera_picture_is_open_as_before(tmp_path, monkeypatch):
+    app, _ = _camera_app(tmp_path, monkeypatch, None)
+    c = app.test_client()
+    for path in PICTURE:
+        assert _shown(c.get(path)), path
+
+
+def test_wrong_pins_at_the_camera_are_throttled_with_the_others(tmp_path, monkeypatch):
+    """The camera is no way round the throttle: its wrong X-Table-Pin count as guesses, with
+    those made at POST /api/pin, and during the wait not even the right one is checked."""
+    app, now = _camera_app(tmp_path, monkeypatch, "4821")
+    c = app.test_client()
+    codes = [c.post("/api/pin", json={"pin": f"{i:04d}"}, headers=FETCH).status_code for i in range(3)]
+    codes += [c.get(PICTURE[i % 2], headers={"X-Table-Pin": f"{i:04d}"}).status_code for i in range(4)]
+    assert codes == [403] * 5 + [429] * 2
+    r = c.get("/api/camera/frame", headers={"X-Table-Pin": "4821"})
+    assert r.status_code == 429 and r.get_json()["code"] == "pin_wait" and r.headers["Retry-After"] == "1"
+    now[0] += 1.1
+    assert _shown(c.get("/api/camera/frame", headers={"X-Table-Pin": "4821"}))

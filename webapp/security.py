@@ -3,9 +3,9 @@
 CSRF: a mutating /api request must carry `X-Requested-With: fetch`. A page on another site
 cannot add that header without a CORS preflight, which this app never answers, and when the
 browser sends an Origin it must be this scheme and host. Every request must name a host the
-server serves (webapp.hosts: DNS rebinding). PIN: with TABLE_PIN set, a mutating request needs
-the PIN in `X-Table-Pin` or a PIN session from POST /api/pin (webapp.pin_sessions); every PIN
-offered is throttled per address (webapp.throttle).
+server serves (webapp.hosts: DNS rebinding). PIN: with TABLE_PIN set, a mutating request, and a
+read of GUARDED_READS, needs the PIN in `X-Table-Pin` or a PIN session from POST /api/pin
+(webapp.pin_sessions); every PIN offered is throttled per address (webapp.throttle).
 """
 from __future__ import annotations
 
@@ -28,6 +28,11 @@ from .services import db, services
 
 MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 PIN_ROUTE = "/api/pin"
+# Reads that need the PIN as a change does: the table camera's picture shows the people at the
+# table, their hands and faces, to anyone on the same Wi-Fi. No CSRF header here (an <img> cannot
+# send one; a read changes nothing). GET /api/camera stays open: it only says whether a camera is
+# attached, and the live page picks its source from it before anyone is asked for the PIN.
+GUARDED_READS = frozenset({"/api/camera/frame", "/api/camera/stream"})
 # Pages load scripts and styles from /static only (no inline script, no eval); photos may be
 # shown from blob: and data: URLs (a chosen file's preview); nothing may frame the app.
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
@@ -94,17 +99,31 @@ def pin_ok() -> bool:
     return given is not None and _guess(given)
 
 
+def _need_pin() -> None:
+    if not pin_ok():
+        raise ApiError(403, "this table needs its PIN", code="pin_required")
+
+
+def _guarded_read() -> bool:
+    rule = request.url_rule  # the route matched (none for a 404: it shows nothing)
+    return rule is not None and rule.rule in GUARDED_READS
+
+
 def check_request() -> None:
-    """before_request: refuse a mutating /api call without the CSRF header, same origin and PIN."""
+    """before_request: refuse a mutating /api call without the CSRF header, same origin and PIN,
+    and a guarded read without the PIN."""
     check_host()
+    if _guarded_read():
+        _need_pin()
+        return
     if request.method not in MUTATING or not request.path.startswith("/api/"):
         return
     if request.headers.get("X-Requested-With") != "fetch":
         raise ApiError(403, "missing header X-Requested-With: fetch", code="csrf_header")
     if not _origin_ok():
         raise ApiError(403, "this request came from another site", code="cross_site")
-    if request.path != PIN_ROUTE and not pin_ok():
-        raise ApiError(403, "this table needs its PIN", code="pin_required")
+    if request.path != PIN_ROUTE:
+        _need_pin()
 
 
 def check_host() -> None:
