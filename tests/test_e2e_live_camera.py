@@ -5,11 +5,12 @@ from __future__ import annotations
 import base64
 from contextlib import contextmanager
 
+import pytest
 from playwright.sync_api import expect
 
 # the page tests' skip marks and their fixtures: the in-thread server and the chromium
-from tests.test_e2e_pages import (BROWSER_ARGS, CHROMIUM, PHONE, FakeCapture, browser,  # noqa: F401
-                                  frame_png, pytestmark, snap, thread_server)
+from tests.test_e2e_pages import (BROWSER_ARGS, CHROMIUM, PHONE, SIZES, FakeCapture, browser,  # noqa: F401
+                                  frame_png, new_page, page_at, pytestmark, snap, thread_server)
 
 
 @contextmanager
@@ -158,3 +159,49 @@ def test_a_language_switch_says_the_servers_lines_and_a_lost_connection_again(br
         expect(status).to_have_text("Error: Cannot reach the server")
         page.click("#lang-switch")
         expect(status).to_have_text("錯誤：無法連線到伺服器")
+
+
+PICTURE_SHOWN = """() => { const img = document.querySelector('#frame-view');
+  return !img.hidden && img.complete && img.naturalWidth > 0; }"""
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_table_camera_asks_for_the_pin_once_then_shows_its_picture(new_page, tmp_path, size):  # noqa: F811
+    """With a table PIN the camera's picture needs it (it shows the people at the table): Start asks
+    for the PIN once, a refusal says what is needed and is not asked again every second, and after
+    the PIN the picture shows and is read."""
+    url, shutdown = thread_server(tmp_path, TABLE_PIN="2468", CAMERA_OPENER=lambda index: FakeCapture())
+    try:
+        page = page_at(new_page, size, url + "/live")
+        refused = []
+        page.on("response", lambda r: refused.append(r.url) if r.status == 403 else None)
+        status, dialog = page.locator("#live-status"), page.locator("dialog.pin-dialog")
+        expect(page.locator("#src-server")).to_be_checked()  # whether a camera is attached is no secret
+        page.click("#live-toggle")
+        expect(dialog).to_be_visible()
+        page.click('dialog.pin-dialog button[value="cancel"]')
+        expect(status).to_have_text("錯誤：桌邊攝影機的畫面要先輸入這桌的 PIN 碼，請按「開始」輸入")
+        expect(status).to_have_attribute("data-kind", "error")
+        page.wait_for_timeout(2500)  # no loop: no second question, no second refused frame
+        expect(dialog).to_have_count(0)
+        assert [u.split("/api/")[1] for u in refused] == ["camera/frame"], refused
+        page.click("#lang-switch")
+        expect(status).to_have_text("Error: The table camera's picture needs the table PIN; press Start to enter it")
+        page.click("#lang-switch")
+
+        page.click("#live-toggle")  # Start asks again, once
+        expect(dialog).to_be_visible()
+        page.fill("#pin-input", "2468")
+        snap(page, f"live-table-camera-pin-{size}")
+        page.click('dialog.pin-dialog button[type="submit"]')
+        expect(status).to_have_text("辨識中，約每秒一次", timeout=15_000)
+        page.wait_for_function(PICTURE_SHOWN, timeout=10_000)
+        expect(page.locator("#frame-view")).to_have_attribute("data-mode", "stream")  # the stream, let in by the cookie
+        expect(page.locator('#waits li[data-tile="5s"]')).to_be_visible(timeout=15_000)
+        expect(dialog).to_have_count(0)
+        assert len(refused) == 2, refused  # one frame refused per Start, before its question
+        snap(page, f"live-table-camera-unlocked-{size}")
+        page.click("#live-toggle")
+        assert not page.js_errors, page.js_errors
+    finally:
+        shutdown()

@@ -51,17 +51,23 @@ async function send(method, url, body) {
   return data;
 }
 
-/** Call the API; when a change is refused for want of the PIN, ask for the table PIN once and retry. */
+/** Call the API; when a change (or a guarded read) is refused for want of the PIN, ask for the
+ *  table PIN once and retry. */
 export async function api(method, url, body) {
+  const call = () => send(method, url, body);
+  return url === "/api/pin" ? call() : withPin(call);
+}
+
+/** Run `call` (a promise maker); when it is refused for want of the PIN (an error whose `code` is
+ *  pin_required: api.js's or a page's own), ask for the table PIN once and run it again. The
+ *  answer to POST /api/pin is a session cookie, so a plain fetch or an <img> gets in afterwards. */
+export async function withPin(call) {
   try {
-    return await send(method, url, body);
+    return await call();
   } catch (e) {
     // only a PIN refusal is worth asking about (a 403 also answers a missing CSRF header)
-    const pinRefused = e instanceof ApiError && e.code === "pin_required";
-    if (!isMutating(method) || !pinRefused || url === "/api/pin") throw e;
-    const ok = await askPin();
-    if (!ok) throw e;
-    return send(method, url, body);
+    if (!e || e.code !== "pin_required" || !(await askPin())) throw e;
+    return call();
   }
 }
 

@@ -1,8 +1,8 @@
 // live.html: about once a second, recognize the player's own hand and show shanten, waits and discards.
 import { initPage } from "./page.js";
 import { t, lang, windName, codeText } from "./i18n.js";
-import { el, clear, $, say, reveal } from "./dom.js";
-import { api, get, post } from "./api.js";
+import { el, clear, $, say, reveal, holdFocus } from "./dom.js";
+import { api, get, post, withPin } from "./api.js";
 import { tileImg, tileName, tileKeyboard, isSuited, isFlower, formatTiles, countTiles, parseTiles,
          tileset, setTileset, WINDS } from "./tiles.js";
 
@@ -184,6 +184,10 @@ for (const id of ["#live-self", "#live-claimed", "#live-seat", "#live-round", "#
 
 // ---------- sources ----------
 
+// a refusal of the table camera's frame said in the page's own words, for what to do here (the
+// code kept: withPin asks for the PIN on pin_required); any other code in the server's words
+const FRAME_REFUSALS = { no_camera: "live_no_server_cam", pin_required: "live_cam_pin" };
+
 async function grabServerFrame() {
   let res;
   try {
@@ -196,10 +200,10 @@ async function grabServerFrame() {
     // what the server says of it, in the page's words, not that there is none
     const data = await res.json().catch(() => null);
     const code = data && data.code;
-    if (code && code !== "no_camera") {
+    if (code && !FRAME_REFUSALS[code]) {
       throw new PageError(null, code, data.params || {}, await codeText(code, data.params || {}, data.error));
     }
-    throw new PageError("live_no_server_cam");
+    throw new PageError(FRAME_REFUSALS[code] || "live_no_server_cam", code || null);
   }
   return res.blob();
 }
@@ -260,16 +264,21 @@ async function reworded(e) {
   return e.code ? codeText(e.code, e.params || {}, e.message) : e.message;
 }
 
-async function loop() {
+/** Read a frame about once a second while running; `first`, a frame already taken, is read first. */
+async function loop(first = null) {
   while (state.running) {
     const started = performance.now();
     try {
-      const blob = state.source === "server" ? await grabServerFrame() : await grabBrowserFrame();
+      const blob = first || (state.source === "server" ? await grabServerFrame() : await grabBrowserFrame());
+      first = null;
       if (state.source === "server" && $("#frame-view").dataset.mode !== "stream") showFrame(blob);
       await analyse(blob);
       status("live_status_running", "ok");
     } catch (e) {
       if (e instanceof CameraLost) { stop(); status("live_cam_lost", "error"); break; }
+      // the PIN was asked for and not given, or its session ended since: no question nor error
+      // every second; Start asks again
+      if (e.code === "pin_required") { stop(); statusError(e); break; }
       // live_busy: the server was reading other frames and skipped this one; the next follows, nothing to say
       if (e.code !== "live_busy") statusError(e);
       if (e.status === 503 || e.status === 404) { stop(); break; }
@@ -298,7 +307,16 @@ async function start() {
     $("#video-box").hidden = false;
     await video.play();
   }
+  let first = null;
   if (state.source === "server") {
+    // a first frame before the stream: where the picture needs the table PIN it is asked for here,
+    // once (an <img> of the stream cannot tell a refusal for the PIN from any other)
+    try {
+      first = await withPin(grabServerFrame);
+    } catch (e) {
+      statusError(e);
+      return;
+    }
     // watch the MJPEG stream; if the server refuses it (two screens already), show the analysed frames
     const view = $("#frame-view");
     view.dataset.mode = "stream";
@@ -310,7 +328,7 @@ async function start() {
   state.running = true;
   $("#live-toggle").textContent = t("live_stop");
   reveal($("#video-box"), "start"); // on a phone: the picture and the hints right under it
-  loop();
+  loop(first);
 }
 
 function stop() {
@@ -322,7 +340,14 @@ function stop() {
   $("#live-toggle").textContent = t("live_start");
 }
 
-$("#live-toggle").addEventListener("click", () => (state.running ? stop() : start()));
+$("#live-toggle").addEventListener("click", async () => {
+  if (state.running) { stop(); return; }
+  // asking for a camera or the PIN takes a while: a second press meanwhile started two loops
+  const toggle = $("#live-toggle");
+  const giveBack = holdFocus(toggle);
+  toggle.disabled = true;
+  try { await start(); } finally { toggle.disabled = false; giveBack(); }
+});
 
 $("#frame-input").addEventListener("change", async (ev) => {
   const file = ev.target.files[0];

@@ -314,6 +314,7 @@ export default {
   live_cam_none: "No camera found on this device; upload photos instead",
   live_cam_busy: "The camera is in use by another program; close it or upload photos",
   live_cam_lost: "The camera stopped (unplugged or turned off): press Start to use it again, or upload photos",
+  live_cam_pin: "The table camera's picture needs the table PIN; press Start to enter it",
   live_no_frame: "The camera gave no picture yet; the next try is in a second",
   live_win: "Win! {tai} tai",
   live_win_how: "How",

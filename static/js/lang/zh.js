@@ -316,6 +316,7 @@ export default {
   live_cam_none: "這台裝置找不到相機，請改用拍照上傳",
   live_cam_busy: "相機正被別的程式使用，請關掉它或改用拍照上傳",
   live_cam_lost: "相機中斷了（拔掉或被關掉）：按「開始」重新使用，或改用拍照上傳",
+  live_cam_pin: "桌邊攝影機的畫面要先輸入這桌的 PIN 碼，請按「開始」輸入",
   live_no_frame: "相機還沒有畫面，一秒後再試",
   live_win: "胡了！共 {tai} 台",
   live_win_how: "胡法",
