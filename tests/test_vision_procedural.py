@@ -83,6 +83,27 @@ def test_a_set_that_prints_names_alone_prints_no_number_and_says_so():
     assert isinstance(random_style(np.random.default_rng(0))["flower_number"], bool)
 
 
+def test_a_set_that_prints_english_names_prints_them_along_an_edge():
+    """SPRING or SPR along the bottom; the Chinese name only beside it, and the number moved to a top
+    corner so that the word has the edge to itself."""
+    style = {**random_style(np.random.default_rng(3)), "flower_number": True, "name_corner": 2, "number_corner": 3,
+             "english_short": False, "english_edge": "bottom"}
+    chinese = make_tileset({**style, "flower_english": "none"}, np.random.default_rng(4))
+    alone = make_tileset({**style, "flower_english": "alone"}, np.random.default_rng(4))
+    beside = make_tileset({**style, "flower_english": "beside"}, np.random.default_rng(4))
+    name, number = (0.04, 0.72, 0.34, 0.97), (0.66, 0.72, 0.96, 0.97)  # the bottom corners of "none"
+    top_left, top_right = (0.04, 0.03, 0.34, 0.28), (0.66, 0.03, 0.96, 0.28)
+    for cls in (34, 41):
+        assert _ink(chinese["faces"][cls], name) > 20 and _ink(chinese["faces"][cls], number) > 20
+        word = (0.12, 0.82, 0.88, 0.93)
+        assert _ink(alone["faces"][cls], word) > _ink(chinese["faces"][cls], word)
+        # the Chinese name goes with "beside" only; the number goes to the top either way
+        assert _ink(beside["faces"][cls], top_left) > _ink(alone["faces"][cls], top_left) + 20
+        assert _ink(alone["faces"][cls], top_right) > 20
+    kinds = {random_style(np.random.default_rng(s))["flower_english"] for s in range(40)}
+    assert kinds == {"none", "alone", "beside"}
+
+
 def test_the_flower_reader_learns_a_names_alone_flower_by_its_name(monkeypatch):
     pytest.importorskip("torch")
     from training.train_classifier import NO_NUMBER

@@ -35,6 +35,17 @@ WINDS = {27: "東", 28: "南", 29: "西", 30: "北"}
 WIND_INDEX = {27: "E", 28: "S", 29: "W", 30: "N"}
 SEASONS = {34: "春", 35: "夏", 36: "秋", 37: "冬"}
 PLANTS = {38: "梅", 39: "蘭", 40: "菊", 41: "竹"}
+# Sets sold abroad (and many computer sets) print a flower's name in English, whole or cut short,
+# often with no number: the reader must learn these words as well as 春夏秋冬梅蘭菊竹.
+ENGLISH_NAMES = {34: ("SPRING", "SPR"), 35: ("SUMMER", "SUM"), 36: ("AUTUMN", "AUT", "FALL"),
+                 37: ("WINTER", "WIN"), 38: ("PLUM", "PLUM"), 39: ("ORCHID", "ORCH", "ORC"),
+                 40: ("CHRYSANTHEMUM", "MUM", "CHRYS"), 41: ("BAMBOO", "BAM")}
+# the words' type: printers' plain and bold sans and serif faces (fonts-dejavu-core, fonts-liberation)
+WORD_FONTS = LATIN_FONTS + ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+                            "/usr/share/fonts/truetype/dejavu/DejaVuSansCondensed.ttf",
+                            "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf",
+                            "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+                            "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf")
 
 # What a style may choose, axis by axis. LEAVE_OUT names the values that the shipped models
 # never train on, so that tiles drawn with them measure how the models meet an unseen style.
@@ -163,6 +174,11 @@ def random_style(rng: np.random.Generator, held_out: bool | None = False) -> dic
     # two legs or a zigzag inside, nothing like a font's 四 (xmahjongg's scanned real set, and
     # Chinese and Japanese sets of the classic look). Drawn last, as above.
     style["four"] = "loop" if rng.random() < 0.3 else "glyph"
+    # About one set in three prints its flowers' names in English: alone, or under the Chinese name;
+    # whole words or cut short; along the bottom edge or the top. Drawn last, as above.
+    style["flower_english"] = ("none", "alone", "beside")[int(rng.choice(3, p=[0.65, 0.2, 0.15]))]
+    style["english_short"] = bool(rng.random() < 0.5)
+    style["english_edge"] = "bottom" if rng.random() < 0.7 else "top"
     return style
 
 
@@ -563,14 +579,21 @@ class FaceDrawer:
         self.picture(c)
         name = SEASONS.get(cls) or PLANTS[cls]
         corners = [(0.04, 0.03), (0.66, 0.03), (0.04, 0.72), (0.66, 0.72)]
-        nx, ny = corners[self.s["name_corner"]]
-        kx, ky = corners[self.s["number_corner"]] if self.s["number_corner"] != self.s["name_corner"] \
-            else corners[(self.s["name_corner"] + 1) % 4]
+        name_corner, number_corner = self.s["name_corner"], self.s["number_corner"]
+        english = self.s.get("flower_english", "none")
+        if english != "none":  # the English word takes one edge: the name and number the other's corners
+            free = (0, 1) if self.s.get("english_edge", "bottom") == "bottom" else (2, 3)
+            name_corner, number_corner = free[name_corner % 2], free[1 - name_corner % 2]
+        nx, ny = corners[name_corner]
+        kx, ky = corners[number_corner] if number_corner != name_corner else corners[(name_corner + 1) % 4]
         # black or blue mostly, red or green as some sets print the names (xmahjongg's scanned set
         # writes 春夏秋冬 in red); one draw either way, so the seed's later choices stay as they were
         r = self.rng.random()
         ink = "black" if r < 0.4 else "blue" if r < 0.7 else "red" if r < 0.9 else "green"
-        self.text(c, name, self.box(nx, ny, nx + 0.3, ny + 0.25), self.ink[ink])
+        if english != "alone":
+            self.text(c, name, self.box(nx, ny, nx + 0.3, ny + 0.25), self.ink[ink])
+        if english != "none":
+            self.english_name(c, cls, ink)
         if not self.s.get("flower_number", True):
             return
         n = flower_number(cls, self.s)
@@ -580,6 +603,18 @@ class FaceDrawer:
         else:
             mask = glyph(NUMERALS[n - 1], *self.font)
         paint_mask(c, mask, self.box(kx, ky, kx + 0.3, ky + 0.25), self.ink["red"])
+
+    def english_name(self, c, cls: int, ink: str) -> None:
+        """The flower's English name across the bottom or top edge, in Latin capitals; a long word
+        is condensed into the edge's width as a printer fits it."""
+        words = ENGLISH_NAMES[cls]
+        word = words[1 + int(self.rng.integers(len(words) - 1))] if self.s.get("english_short") else words[0]
+        fonts = [f for f in WORD_FONTS if Path(f).exists()]
+        if not fonts:
+            return
+        mask = glyph(word, fonts[int(self.rng.integers(len(fonts)))], 0)
+        y0 = 0.8 if self.s.get("english_edge", "bottom") == "bottom" else 0.03
+        paint_mask(c, mask, self.box(0.08, y0, 0.92, y0 + 0.15), self.ink[ink])
 
     def picture(self, c) -> None:
         """A plant or a little scene: stems, leaves and blossoms in random colours (the art
