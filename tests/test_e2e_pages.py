@@ -557,6 +557,28 @@ def test_pin_is_asked_once(tmp_path, new_page):
         shutdown()
 
 
+def test_a_pin_refused_for_too_many_guesses_is_not_called_wrong(tmp_path, new_page):
+    """After five wrong guesses the server refuses any PIN for a while (pin_wait): the right PIN typed
+    then must not be called wrong, or the player tries other PINs and waits longer."""
+    url, shutdown = thread_server(tmp_path, TABLE_PIN="2468")
+    try:
+        page = new_page()
+        page.goto(url + "/games")
+        page.click("#create-game")
+        alert = page.locator("dialog.pin-dialog [role=alert]")
+        for _ in range(5):
+            page.fill("#pin-input", "1111")
+            page.click('dialog.pin-dialog button[type="submit"]')
+            expect(alert).to_have_text("密碼錯誤，請再試一次")
+            page.evaluate("() => { document.querySelector('dialog.pin-dialog [role=alert]').textContent = ''; }")
+        page.fill("#pin-input", "2468")
+        page.click('dialog.pin-dialog button[type="submit"]')
+        expect(alert).to_contain_text("秒後再試")
+        expect(page.locator("dialog.pin-dialog")).to_be_visible()
+    finally:
+        shutdown()
+
+
 # ---------- (c) live view fed recorded frames ----------
 
 def frame_png(width: int) -> str:

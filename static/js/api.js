@@ -101,8 +101,11 @@ function askPin() {
         sessionStorage.setItem(PIN_KEY, pin);
         finish(true);
       } catch (err) {
+        // only a refusal of the PIN itself says it was wrong: after too many guesses the server
+        // refuses any PIN for a while (pin_wait), the right one too, and the offline page says so
+        const other = (err.code && err.code !== "pin_wrong") || err.key;
         msg.hidden = false;
-        msg.textContent = t("pin_wrong");
+        msg.textContent = other ? err.message : t("pin_wrong");
         input.select();
       }
     });
