@@ -2064,6 +2064,8 @@ def test_a_later_hand_scored_at_another_seat_offers_its_score_again(fake_server,
     note.locator("button").click()
     expect(row.locator(".hand-tai")).to_have_text("2 tai")
     expect(row.locator(".rescore")).to_have_count(0)
+    # the button went with its note: the focus stays on the hand, not up at the form's 記下
+    expect(row.locator('button[data-action="edit"]')).to_be_focused()
     stored = api.get(f"{fake_server}/api/games/{game['id']}").json()["hands"][1]
     assert stored["hand_tai"] == 2 and stored["scored"]["hand"] == request   # the photo's scoring kept
     assert not page.js_errors

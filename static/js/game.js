@@ -149,7 +149,9 @@ function renderHistory() {
   table.append(body);
   if (keep) {
     const n = Math.min(keep.n, game.hands.length);
-    (table.querySelector(`tr[data-hand="${n}"] button[data-action="${keep.action}"]`) || $("#add-hand"))
+    // a button the hand no longer has (its 改記 N 台, taken) leaves the focus on that hand's edit button
+    (table.querySelector(`tr[data-hand="${n}"] button[data-action="${keep.action}"]`)
+     || table.querySelector(`tr[data-hand="${n}"] button[data-action="edit"]`) || $("#add-hand"))
       .focus({ preventScroll: true });
   }
 }
