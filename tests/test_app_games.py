@@ -371,14 +371,24 @@ def test_an_edit_that_moves_the_deal_offers_a_later_hands_score_again(client):
     r = client.put(f"/api/games/{g['id']}/hands/1", json=dict(win(1, 2, 3), version=g["version"]), headers=FETCH)
     g = r.get_json()
     assert r.status_code == 200, g
-    assert g["hands"][1]["rescore"] == {"changed": ["seat_wind"], "tai": 2}  # no 門風 at 東
+    rescore = g["hands"][1]["rescore"]
+    assert {k: rescore[k] for k in ("changed", "tai")} == {"changed": ["seat_wind"], "tai": 2}  # no 門風 at 東
+    assert rescore["context"] == {"rules": "tw-standard", "seat_wind": "E", "round_wind": "E", "dealer": "E",
+                                  "streak": 0, "self_drawn": False, "discarder": "S"}
     assert g["hands"][1]["tai"] - g["hands"][1]["dealer_tai"] == 3   # the recorded 台 stand until taken
-    taken = dict(g["hands"][1], tai=2, version=g["version"])
-    taken = {k: taken[k] for k in ("type", "winner", "discarder", "tai", "scored", "version")}
+    # taken as the page takes it: the scored request now says the game's context
+    hand = g["hands"][1]
+    scored = {**hand["scored"], "hand": {**hand["scored"]["hand"], **rescore["context"]}, "hand_tai": 2}
+    taken = {"type": "win", "winner": 1, "discarder": 2, "tai": 2, "scored": scored, "version": g["version"]}
     r = client.put(f"/api/games/{g['id']}/hands/2", json=taken, headers=FETCH)
     g = r.get_json()
     assert r.status_code == 200, g
     assert g["hands"][1]["rescore"] is None and g["hands"][1]["hand_tai"] == 2
+    # hand 1 deleted: the deal no longer moved, the winner sat 南 again, and 3 台 are offered back
+    r = client.delete(f"/api/games/{g['id']}/hands/1?version={g['version']}", headers=FETCH)
+    g = r.get_json()
+    assert r.status_code == 200, g
+    assert {k: g["hands"][0]["rescore"][k] for k in ("changed", "tai")} == {"changed": ["seat_wind"], "tai": 3}
 
 
 def test_a_scored_copy_the_engine_cannot_read_is_left_alone(client):

@@ -180,7 +180,7 @@ def test_the_table_camera_asks_for_the_pin_once_then_shows_its_picture(new_page,
         page.click("#live-toggle")
         expect(dialog).to_be_visible()
         page.click('dialog.pin-dialog button[value="cancel"]')
-        expect(status).to_have_text("錯誤：桌邊攝影機的畫面要先輸入這桌的 PIN 碼，請按「開始」輸入")
+        expect(status).to_have_text("錯誤：桌邊攝影機的畫面要先輸入牌桌密碼，請按「開始」輸入")
         expect(status).to_have_attribute("data-kind", "error")
         page.wait_for_timeout(2500)  # no loop: no second question, no second refused frame
         expect(dialog).to_have_count(0)
@@ -191,6 +191,7 @@ def test_the_table_camera_asks_for_the_pin_once_then_shows_its_picture(new_page,
 
         page.click("#live-toggle")  # Start asks again, once
         expect(dialog).to_be_visible()
+        expect(status).to_have_text("尚未開始")  # not the last try's "press Start" behind the question
         page.fill("#pin-input", "2468")
         snap(page, f"live-table-camera-pin-{size}")
         page.click('dialog.pin-dialog button[type="submit"]')

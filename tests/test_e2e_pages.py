@@ -2045,18 +2045,18 @@ def test_a_later_hand_scored_at_another_seat_offers_its_score_again(fake_server,
     api = new_page().request
     r = api.put(f"{fake_server}/api/games/{game['id']}/hands/1", headers=FETCH,
                 data={"type": "win", "winner": 1, "discarder": 2, "tai": 3, "version": game["version"]})
-    assert r.ok and r.json()["hands"][1]["rescore"] == {"changed": ["seat_wind"], "tai": 2}
+    assert r.ok and r.json()["hands"][1]["rescore"]["tai"] == 2
     page = page_at(new_page, size, f"{fake_server}/games/{game['id']}")
     row = page.locator('#history tr[data-hand="2"]')
     note = row.locator(".rescore")
-    expect(note).to_contain_text("不同的門風算台")
+    expect(note).to_contain_text("算台時的門風和這局這手不同")
     expect(row.locator(".hand-tai")).to_have_text("3 台")
     expect(page.locator('#history tr[data-hand="1"] .rescore')).to_have_count(0)
     row.scroll_into_view_if_needed()
     no_horizontal_scroll(page)
     snap(page, f"game-rescore-{size}")
     page.click("#lang-switch")
-    expect(note).to_contain_text("a different seat wind than")
+    expect(note).to_contain_text("another seat wind than this game gives")
     expect(note.locator("button")).to_have_text("Record 2 tai")
     assert page.evaluate(TAP_CHECK, '#history .rescore button') == []
     row.scroll_into_view_if_needed()
@@ -2067,7 +2067,9 @@ def test_a_later_hand_scored_at_another_seat_offers_its_score_again(fake_server,
     # the button went with its note: the focus stays on the hand, not up at the form's 記下
     expect(row.locator('button[data-action="edit"]')).to_be_focused()
     stored = api.get(f"{fake_server}/api/games/{game['id']}").json()["hands"][1]
-    assert stored["hand_tai"] == 2 and stored["scored"]["hand"] == request   # the photo's scoring kept
+    # the photo's tiles kept, its request now in the game's context (winner 東, discarder 南)
+    assert stored["hand_tai"] == 2 and stored["rescore"] is None
+    assert stored["scored"]["hand"] == {**request, "seat_wind": "E", "discarder": "S"}
     assert not page.js_errors
 
 

@@ -115,10 +115,12 @@ def hand_tai(request: dict) -> int | None:
 
 
 def check(hand: dict, before: GameState, rules: str) -> dict | None:
-    """{"changed": [context keys], "tai": hand 台 as the game has it now} for a recorded win whose
-    scored request was scored in another context and comes to another number than the 台
-    recorded; None otherwise (not scored, the same context, the same number, or no winning hand
-    in the game's context)."""
+    """{"changed": [context keys], "tai": hand 台 as the game has it now, "context": the game's
+    context it was scored again in} for a recorded win whose scored request was scored in another
+    context and comes to another number than the 台 recorded; None otherwise (not scored, the same
+    context, the same number, or no winning hand in the game's context). A page that records the
+    new 台 sends the request with that context, so that the hand is checked against it from then on
+    (a later edit that moves the deal back offers the first number again)."""
     scored = hand.get("scored")
     request = scored.get("hand") if isinstance(scored, dict) else None
     if hand.get("type") != "win" or not isinstance(request, dict):
@@ -127,9 +129,9 @@ def check(hand: dict, before: GameState, rules: str) -> dict | None:
     changed = differences(request, context)
     if not changed:
         return None
-    again = {k: v for k, v in request.items() if k != "discarder"}
-    again.update({k: v for k, v in context.items() if v is not None})
+    given = {k: v for k, v in context.items() if v is not None}
+    again = {**{k: v for k, v in request.items() if k != "discarder"}, **given}
     tai = hand_tai(again)
     if tai is None or tai == hand["tai"]:
         return None
-    return {"changed": changed, "tai": tai}
+    return {"changed": changed, "tai": tai, "context": given}

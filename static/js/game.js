@@ -107,7 +107,12 @@ function rescoreNote(h) {
 }
 
 async function takeRescore(h) {
-  const body = { type: "win", winner: h.winner, discarder: h.discarder, tai: h.rescore.tai, scored: h.scored };
+  // the scored request now says the game's context, so that the hand is checked against it from
+  // here on: an edit that moves the deal back offers the first number again
+  const request = { ...h.scored.hand, ...h.rescore.context };
+  if (request.self_drawn) delete request.discarder;
+  const scored = { ...h.scored, hand: request, hand_tai: h.rescore.tai };
+  const body = { type: "win", winner: h.winner, discarder: h.discarder, tai: h.rescore.tai, scored };
   if (h.photo_id) body.photo_id = h.photo_id;
   say($("#form-status"), "");
   await change("PUT", `${base}/hands/${h.n}`, body);

@@ -310,7 +310,9 @@ async function start() {
   let first = null;
   if (state.source === "server") {
     // a first frame before the stream: where the picture needs the table PIN it is asked for here,
-    // once (an <img> of the stream cannot tell a refusal for the PIN from any other)
+    // once (an <img> of the stream cannot tell a refusal for the PIN from any other); the last
+    // try's "press Start to enter it" must not stand behind the question
+    status("live_status_idle");
     try {
       first = await withPin(grabServerFrame);
     } catch (e) {

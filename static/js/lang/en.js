@@ -292,7 +292,7 @@ export default {
   hand_tai_plus_dealer: "{hand} tai + dealer/streak {dealer} tai",
   dealer_tai_plus: "dealer/streak {dealer} tai",
   hand_tai_only: "{hand} tai",
-  rescore_note: "Scored for a different {what} than this hand has in the game: as the game has it, {tai} tai",
+  rescore_note: "Scored with another {what} than this game gives this hand; scored as the game has it, the hand is {tai} tai",
   list_sep: ", ",
   rescore_take: "Record {tai} tai",
   rescore_rules: "rule table",
