@@ -33,10 +33,11 @@ function render() {
   const table = gameTable();
   $("#rules-name").textContent = table ? (lang() === "en" ? table.name_en : table.name) : game.rules;
   // the round and how many the game lasts (its own choice, or its table's): 東風圈（共 2 圈）
-  const parts = [t("state_round", { w: windName(st.round_wind_name || "ESWN"[st.round_wind] || "E"),
-                                    n: st.round_wind + 1, of: st.rounds }),
-                 t("state_dealer", { name: game.players[st.dealer] }), streakText(table, st.streak)];
-  if (st.finished) parts.push(t("game_finished"));
+  const round = t("state_round", { w: windName(st.round_wind_name || "ESWN"[st.round_wind] || "E"),
+                                   n: st.round_wind + 1, of: st.rounds });
+  // a finished game has no next dealer to name
+  const parts = st.finished ? [round, t("game_finished")]
+    : [round, t("state_dealer", { name: game.players[st.dealer] }), streakText(table, st.streak)];
   // a phrase a box: a phone's narrow card wraps between phrases, never inside one (「已結」「束」)
   clear($("#state-line")).append(...parts.flatMap((text, i) => [i ? " · " : "", el("span", { text })]));
 
@@ -57,7 +58,7 @@ function render() {
   followEditedHand();
   fillPlayerSelects(windsOf(editing));  // the choices kept, their names in the page's language
   syncForm();  // the draw's kong box: only where the game's table lets a kong pass the deal
-  $("#add-hand").disabled = st.finished && editing === null;
+  syncFinished();
 }
 
 function drawChart() {
@@ -279,8 +280,8 @@ function startEdit(h) {
     $("#tai").value = String(h.hand_tai ?? h.tai);
   } else $("#counting-kong").checked = !!h.counting_kong;
   $("#add-hand").textContent = t("update_hand", { n: h.n });
-  $("#add-hand").disabled = false;
   $("#cancel-edit").hidden = false;
+  syncFinished();  // a finished game's hand is edited in the same form
   syncForm();
   // the focus goes into the form, at its first field: the hand's edit button is far below it
   $(h.type === "win" ? "#type-win" : "#type-draw").focus({ preventScroll: true });
@@ -293,9 +294,19 @@ function stopEdit() {
   $("#add-hand").textContent = t("add_hand");
   $("#cancel-edit").hidden = true;
   if (game) {
-    $("#add-hand").disabled = game.state.finished;
+    syncFinished();
     fillPlayerSelects(windsOf(null));  // back to the winds the next hand is played in
   }
+}
+
+/** After the game's end the form records no new hand: its fields rest and a line says how to
+ *  change a recorded one; editing a hand opens them again. */
+function syncFinished() {
+  const closed = !!game && game.state.finished && editing === null;
+  for (const field of $("#hand-form").querySelectorAll("input, select")) field.disabled = closed;
+  $("#add-hand").disabled = closed;
+  $("#score-link").hidden = closed;
+  $("#finished-hint").hidden = !closed;
 }
 
 $("#cancel-edit").addEventListener("click", () => {

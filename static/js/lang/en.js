@@ -232,6 +232,7 @@ export default {
   games_none: "No games yet",
   game_open: "Open",
   game_finished: "finished",
+  finished_hint: "This game is finished. To change a hand, press its ✎.",
   game_playing: "in progress",
   hands_n: { one: "{n} hand", other: "{n} hands" },
   import_label: "Import a JSON game",

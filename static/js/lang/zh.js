@@ -233,6 +233,7 @@ export default {
   games_none: "還沒有牌局",
   game_open: "查看",
   game_finished: "已結束",
+  finished_hint: "這局已結束。要改哪一手，按那手的 ✎。",
   game_playing: "進行中",
   hands_n: "{n} 手",
   import_label: "匯入 JSON 牌局",
