@@ -71,11 +71,15 @@ def _seat(name: str, value) -> int:
     return value
 
 
+def is_rounds(value) -> bool:
+    """A game's number of wind rounds: a whole number 1-4 (a round is named by a wind), or None
+    for its rule table's own."""
+    return value is None or (_is_int(value) and 1 <= value <= 4)
+
+
 def _rounds(value) -> int | None:
     """How many wind rounds the game lasts (1 東風圈 … 4 四圈), or None: its rule table's own."""
-    if value is None:
-        return None
-    if not _is_int(value) or not 1 <= value <= 4:  # a round is named by a wind, so at most four
+    if not is_rounds(value):
         raise HandError(f"rounds must be a whole number 1-4 (how many wind rounds the game lasts), got "
                         f"{short_repr(value)}", code="rounds_range", value=value)
     return value
@@ -295,8 +299,6 @@ def compute(setup: dict, hands: list[dict]) -> dict:
                     # the seats' winds at this hand, so that editing it names the players as they sat then
                     "seat_winds": [WIND_NAMES[seat_wind(before, s)] for s in range(4)],
                     "photo_id": hand["photo_id"], "scored": hand["scored"],
-                    # scored in another seat, round or deal than the game now gives this hand
-                    "rescore": check_scored(hand, before, setup["rules"]),
                     "created_at": hand.get("created_at")})
         for s in range(4):
             series[s].append(_clean(state.scores[s] / scale))
@@ -328,8 +330,13 @@ def check_game_size(before: list[dict], after: list[dict]) -> None:
 
 
 def game_view(game_id: str, setup: dict, hands: list[dict], version: int, created_at: str) -> dict:
-    """The game object the API returns."""
-    return {"id": game_id, **setup, "version": version, "created_at": created_at, **compute(setup, hands)}
+    """The game object the API returns. Each hand also says whether it was scored in another seat,
+    round or deal than the game now gives it (rescore): the view's question, so that settling a
+    change or an import never scores a hand again."""
+    settled = compute(setup, hands)
+    for row in settled["hands"]:
+        row["rescore"] = check_scored(row, setup["rules"])
+    return {"id": game_id, **setup, "version": version, "created_at": created_at, **settled}
 
 
 def summary_view(game: dict) -> dict:

@@ -8,12 +8,12 @@ off the same way. The 台 a player recorded are theirs and never change by thems
 view says where the hand, scored again as the game has it at that hand, comes to another number,
 and the page offers to take it.
 
-    >>> from engine.flow import new_game
-    >>> before = new_game(["A", "B", "C", "D"], 0)
-    >>> game_context("tw-standard", before, winner=1, discarder=None)["seat_wind"]
+    >>> row = {"winner": 1, "discarder": None, "seat_winds": ["E", "S", "W", "N"], "round_wind": 0,
+    ...        "dealer": 0, "streak": 0}
+    >>> game_context("tw-standard", row)["seat_wind"]
     'S'
     >>> differences({"seat_wind": "E", "round_wind": "E", "dealer": "E", "self_drawn": True},
-    ...             game_context("tw-standard", before, winner=1, discarder=None))
+    ...             game_context("tw-standard", row))
     ['seat_wind']
 """
 from __future__ import annotations
@@ -24,7 +24,6 @@ import threading
 from collections import OrderedDict
 
 from engine.errors import HandError
-from engine.flow import GameState, seat_wind
 from engine.hand import WIND_NAMES, parse_wind
 from engine.service import score_json
 
@@ -35,12 +34,14 @@ CONTEXT_KEYS = ("rules", "seat_wind", "round_wind", "dealer", "self_drawn")
 WIND_KEYS = ("seat_wind", "round_wind", "dealer")
 
 
-def game_context(rules: str, before: GameState, winner: int, discarder: int | None) -> dict:
-    """The engine request's context of a win at `before`, as the game has it (winds as E/S/W/N)."""
-    return {"rules": rules, "seat_wind": WIND_NAMES[seat_wind(before, winner)],
-            "round_wind": WIND_NAMES[before.round_wind], "dealer": WIND_NAMES[seat_wind(before, before.dealer)],
-            "streak": before.streak, "self_drawn": discarder is None,
-            "discarder": None if discarder is None else WIND_NAMES[seat_wind(before, discarder)]}
+def game_context(rules: str, row: dict) -> dict:
+    """The engine request's context of a settled win, as the game has it: from its row of
+    games.compute (the seats' winds, round wind, dealer and streak it was played in; winds as
+    E/S/W/N)."""
+    winds, discarder = row["seat_winds"], row["discarder"]
+    return {"rules": rules, "seat_wind": winds[row["winner"]], "round_wind": WIND_NAMES[row["round_wind"]],
+            "dealer": winds[row["dealer"]], "streak": row["streak"], "self_drawn": discarder is None,
+            "discarder": None if discarder is None else winds[discarder]}
 
 
 def _as_given(request: dict, key: str):
@@ -114,24 +115,24 @@ def hand_tai(request: dict) -> int | None:
     return tai
 
 
-def check(hand: dict, before: GameState, rules: str) -> dict | None:
-    """{"changed": [context keys], "tai": hand 台 as the game has it now, "context": the game's
-    context it was scored again in} for a recorded win whose scored request was scored in another
+def check(row: dict, rules: str) -> dict | None:
+    """For a settled hand (its row of games.compute): {"changed": [context keys], "tai": hand 台 as
+    the game has it now, "context": the game's context it was scored again in} for a recorded win whose scored request was scored in another
     context and comes to another number than the 台 recorded; None otherwise (not scored, the same
     context, the same number, or no winning hand in the game's context). A page that records the
     new 台 sends the request with that context, so that the hand is checked against it from then on
     (a later edit that moves the deal back offers the first number again)."""
-    scored = hand.get("scored")
+    scored = row.get("scored")
     request = scored.get("hand") if isinstance(scored, dict) else None
-    if hand.get("type") != "win" or not isinstance(request, dict):
+    if row.get("type") != "win" or not isinstance(request, dict):
         return None
-    context = game_context(rules, before, hand["winner"], hand["discarder"])
+    context = game_context(rules, row)
     changed = differences(request, context)
     if not changed:
         return None
     given = {k: v for k, v in context.items() if v is not None}
     again = {**{k: v for k, v in request.items() if k != "discarder"}, **given}
     tai = hand_tai(again)
-    if tai is None or tai == hand["tai"]:
+    if tai is None or tai == row["hand_tai"]:  # the 台 recorded, without the dealer's
         return None
     return {"changed": changed, "tai": tai, "context": given}

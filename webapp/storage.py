@@ -18,7 +18,7 @@ from engine.errors import HandError, short_repr
 from . import jsonsafe
 from .errors import ApiError
 from .games import (MAX_HANDS, MAX_SCORED_BYTES, MAX_SCORED_DEPTH, check_game_size, compute, game_view,
-                    is_amount, summary_view)
+                    is_amount, is_rounds, summary_view)
 from .summary_cache import SummaryCache
 
 HAND_COLUMNS = ("type", "winner", "discarder", "tai", "counting_kong", "photo_id", "scored", "created_at")
@@ -41,7 +41,7 @@ def _setup(row: sqlite3.Row) -> dict:
         if not is_amount(row[name]):
             raise HandError(f"this game cannot be shown: its {name} is unreadable", code="game_unreadable")
     rounds = row["rounds"]
-    if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= 4):
+    if not is_rounds(rounds):
         raise HandError("this game cannot be shown: its number of rounds is unreadable", code="game_unreadable")
     return {"players": players, "rules": row["rules"], "base": row["base"],
             "per_tai": row["per_tai"], "first_dealer": row["first_dealer"], "rounds": rounds}
