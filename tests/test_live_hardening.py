@@ -208,3 +208,47 @@ def test_wrong_pins_at_the_camera_are_throttled_with_the_others(tmp_path, monkey
     assert r.status_code == 429 and r.get_json()["code"] == "pin_wait" and r.headers["Retry-After"] == "1"
     now[0] += 1.1
     assert _shown(c.get("/api/camera/frame", headers={"X-Table-Pin": "4821"}))
+
+
+class EndlessCapture(ShortCapture):
+    """A camera that never fails: a stream from it ends only when its viewer may not watch."""
+
+    def read(self):
+        return True, np.full((48, 64, 3), 128, np.uint8)
+
+
+def _parts(response, most: int) -> int:
+    """How many frames the stream gives before it ends, reading at most `most`."""
+    count = 0
+    for chunk in response.response:
+        count += chunk.count(b"--frame")
+        if count >= most:
+            break
+    return count
+
+
+def test_a_stream_ends_when_its_pin_session_is_locked(tmp_path, monkeypatch):
+    """The PIN was checked when the stream began; a phone locked afterwards (DELETE /api/pin)
+    went on watching the table for as long as it kept the stream open."""
+    monkeypatch.setattr("webapp.camera.FRAME_INTERVAL", 0)
+    monkeypatch.setattr("webapp.camera.ALLOWED_EVERY", 0)
+    app = make_app(tmp_path, TABLE_PIN="4821", CAMERA_OPENER=lambda index: EndlessCapture())
+    c = app.test_client()
+    assert c.post("/api/pin", json={"pin": "4821"}, headers=FETCH).status_code == 200
+    watching = c.get("/api/camera/stream", buffered=False)
+    assert watching.status_code == 200 and _parts(watching, 5) == 5
+    assert c.delete("/api/pin", headers=FETCH).status_code == 200
+    assert _parts(watching, 50) <= 1  # the frame already on its way, then the end
+    watching.close()
+    camera = app.extensions["mahjong"].camera
+    assert camera.streams.acquire(blocking=False) and camera.streams.acquire(blocking=False)  # both slots back
+
+
+def test_a_stream_let_in_by_the_pin_itself_or_no_pin_goes_on(tmp_path, monkeypatch):
+    monkeypatch.setattr("webapp.camera.FRAME_INTERVAL", 0)
+    monkeypatch.setattr("webapp.camera.ALLOWED_EVERY", 0)
+    for pin, headers in (("4821", {"X-Table-Pin": "4821"}), (None, {})):
+        app = make_app(tmp_path / str(pin), TABLE_PIN=pin, CAMERA_OPENER=lambda index: EndlessCapture())
+        watching = app.test_client().get("/api/camera/stream", headers=headers, buffered=False)
+        assert _parts(watching, 30) == 30
+        watching.close()

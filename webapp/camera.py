@@ -19,6 +19,9 @@ FRAME_INTERVAL = 0.1  # at most ~10 frames a second to each viewer
 # A read can stall for good (a USB camera half unplugged, libcamera stuck): the requests behind
 # it give up after this long instead of each holding one of the server's few threads forever.
 READ_WAIT = 3.0
+# A stream outlives the request that checked its PIN: whether its viewer may still watch is asked
+# again this often (a locked phone loses the picture within a second, at one small query a second).
+ALLOWED_EVERY = 1.0
 
 
 class Camera:
@@ -73,14 +76,20 @@ class Camera:
         from .imaging import jpeg_bytes
         return jpeg_bytes(self.frame(), quality=80)
 
-    def mjpeg(self, first: bytes):
-        """multipart/x-mixed-replace parts, starting with an already-read frame, until the camera fails."""
+    def mjpeg(self, first: bytes, allowed=lambda: True):
+        """multipart/x-mixed-replace parts, starting with an already-read frame, until the camera
+        fails or `allowed()` says the viewer may no longer watch (asked at most every ALLOWED_EVERY s)."""
         try:
             frame = first
+            asked = time.monotonic()
             while True:
                 yield b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + str(len(frame)).encode() \
                     + b"\r\n\r\n" + frame + b"\r\n"
                 time.sleep(FRAME_INTERVAL)
+                if time.monotonic() - asked >= ALLOWED_EVERY:
+                    if not allowed():
+                        return
+                    asked = time.monotonic()
                 try:
                     frame = self.jpeg()
                 except ApiError:

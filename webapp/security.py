@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import math
 import secrets
+import sqlite3
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -22,6 +23,7 @@ from flask.sessions import SecureCookieSessionInterface
 from engine.errors import short
 
 from . import pin_sessions
+from .db import connect
 from .errors import ApiError
 from .hosts import host_name, is_served
 from .services import db, services
@@ -97,6 +99,31 @@ def pin_ok() -> bool:
         return True
     given = request.headers.get("X-Table-Pin")
     return given is not None and _guess(given)
+
+
+def viewer_check():
+    """For a guarded read that goes on (the camera's stream): a function saying whether its viewer
+    may still watch. A viewer let in by a PIN session loses the picture when that session ends
+    (DELETE /api/pin, or a new TABLE_PIN); it is asked of the database again, since the stream
+    outlives its request. A viewer let in by X-Table-Pin, or a table without a PIN, keeps it."""
+    pin = current_app.config.get("TABLE_PIN")
+    token = session.get("pin")
+    if not pin or not _session_ok(pin):
+        return lambda: True
+    path, tag = services().db_path, _pin_token(pin)
+
+    def still_open() -> bool:
+        try:
+            conn = connect(path)
+        except sqlite3.Error:
+            return False  # a database that cannot say is no open session
+        try:
+            return pin_sessions.is_open(conn, token, tag)
+        except sqlite3.Error:
+            return False
+        finally:
+            conn.close()
+    return still_open
 
 
 def _need_pin() -> None:

@@ -14,6 +14,7 @@ from .imaging import browser_type, jpeg_bytes, load
 from .inputs import json_body, json_form_field, uploaded_bytes
 from .live import analyse, check_player_input
 from .photos import PHOTO_ID
+from .security import viewer_check
 from .services import services
 
 bp = Blueprint("vision", __name__)
@@ -266,6 +267,7 @@ def camera_frame():
 @bp.get("/api/camera/stream")
 def camera_stream():
     camera = services().camera
+    allowed = viewer_check()
     if not camera.streams.acquire(blocking=False):
         raise ApiError(503, "the camera is already being watched on two screens", code="camera_busy")
     try:
@@ -273,5 +275,5 @@ def camera_stream():
     except BaseException:
         camera.streams.release()
         raise
-    return Response(camera.mjpeg(first), mimetype="multipart/x-mixed-replace; boundary=frame",
+    return Response(camera.mjpeg(first, allowed), mimetype="multipart/x-mixed-replace; boundary=frame",
                     headers={"Cache-Control": "no-store"})
