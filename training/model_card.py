@@ -912,6 +912,34 @@ its 筒 or 條 read wrong, tiles right 88.6% -> 88.7%; on styles seen one extra 
 changed a tile. Asked, KDE's flowers still join the classifier's reading of the group at the
 reader's weight 0.5, and the classifier reads most of them as other flowers. A threshold that moves
 two tiles of the one set it was tried for is not shipped: 0.5 stays."""},
+    "classifier_round_english_not_shipped": {
+        "title": "A fourth classifier member on today's drawn sets, not shipped",
+        "text": """The drawn sets' commonest errors left are the classifier's: a 1條 bird of an art it never saw read
+as a flower (three photos of the held-out style, nine of the red-bodied draw, at 0.1-0.3 confidence),
+and KDE's flowers, which print an English word under a picture, put in the flower group 16 times of
+51, so that the flower reader (which learnt English names at stop 60) is asked about few of them. No
+classifier member had trained on the procedural sets since the flower styles gained English names.
+A round: 40 min from the ensemble's first member, as each member before it, peak lr 0.001, seed 4,
+13 epochs on two cores, `training/train_classifier.py` `train_classifier` on the classifier data of
+2026-12-07. On crops cut at the labelled boxes (float weights): the held-out style's 17 1條 read right
+by the members 41%, 47% and 53% (first, brush, red fives) and by the new one 65%; styles seen 67%,
+80%, 87% and 73%; KDE's 51 flowers given at least half the flower group's probability 37%, 31%, 49%
+and 33%: the English names did not teach the classifier KDE's flowers. Three ensembles were read
+whole (python -m training.decision_study, every other model as shipped): the new member fourth and
+leading the cascade ("after" below); fourth with the red-fives member still leading (the same pink
+session and red adapt study losses, but only the held-out style +1 photo exactly right and red
+bodies +1 all right); and in the red-fives member's place, three members as now (the pink session's
+萬 98.6% -> 98.1%, photos all right 91.4% -> 88.6%). With the new member leading, the drawn sets gained
+five photos exactly right (styles seen +2, held-out, red bodies and face down +1 each) and KDE's and
+xmahjongg's sets a few tiles, while the real photos lost one: on the pink session IMG_2772's part of a
+tile boxed inside another, read 2筒, now at confidence 0.122 against 0.113, just over
+`flag_drop_below` 0.12 (`tests/fixtures/vision-flagged-unread`); the valid split holds that photo
+too, and besides it an extra 4萬 box at a photo's bottom edge made one photo wrong while another lost
+its extra 9條; the red adapt study read a 1筒 as 夏. With `flag_drop_below` off, the lowest
+flagged box on a labelled tile read right is at 0.168 on these eleven sets with either classifier;
+the threshold was not moved for the one box (the card's rule, and a drawn 菊 once flagged at 0.134).
+Not shipped: the one real unfamiliar set loses a photo for five drawn ones, and a fourth member
+makes the cascade's second step a third longer. The weights were not kept."""},
     "suit_round_2_not_shipped": {
         "title": "A further suit reader round, not shipped",
         "text": """After the flower reader's fourth round the suit reader had one too: 30 min from its own weights at
