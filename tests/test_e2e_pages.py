@@ -579,6 +579,52 @@ def test_a_pin_refused_for_too_many_guesses_is_not_called_wrong(tmp_path, new_pa
         shutdown()
 
 
+@pytest.mark.parametrize("size", ["laptop", "phone"])
+def test_a_device_that_holds_the_pin_can_give_it_back(tmp_path, new_page, size):
+    """A phone lent at the table kept the PIN for 30 days (its cookie, and the PIN the tab keeps):
+    nothing on the pages could lock it again. The header's lock button shows while the device
+    holds the PIN; pressed, the next change asks for the PIN again."""
+    url, shutdown = thread_server(tmp_path, TABLE_PIN="2468")
+    try:
+        page = page_at(new_page, size, url + "/games")
+        lock = page.locator("#pin-lock")
+        expect(lock).to_be_hidden()  # no PIN given yet
+        page.click("#create-game")
+        page.fill("#pin-input", "2468")
+        page.click('dialog.pin-dialog button[type="submit"]')
+        page.wait_for_url("**/games/*")
+        expect(lock).to_be_visible()  # a new page asks the server: this device holds the PIN
+        expect(lock).to_have_text("鎖上")
+        no_horizontal_scroll(page)
+        snap(page, f"pin-lock-{size}")
+        page.click("#lang-switch")
+        expect(lock).to_have_text("Lock")
+        expect(lock).to_have_attribute("aria-label", "Lock this device: changes will need the table PIN again")
+        page.click("#lang-switch")
+        lock.click()
+        expect(lock).to_be_hidden()
+        assert page.evaluate("() => sessionStorage.length") == 0
+        page.check("#type-draw")
+        page.click("#add-hand")  # a change: the PIN is asked again
+        expect(page.locator("dialog.pin-dialog")).to_be_visible()
+        page.fill("#pin-input", "2468")
+        page.click('dialog.pin-dialog button[type="submit"]')
+        expect(page.locator("#history tbody tr[data-hand]")).to_have_count(1)
+        expect(lock).to_be_visible()  # given again in the dialog: the button is back
+        page.reload()
+        expect(lock).to_be_visible()
+        assert not page.js_errors
+    finally:
+        shutdown()
+
+
+def test_no_lock_button_where_no_pin_is_set(fake_server, new_page):
+    page = new_page()
+    page.goto(fake_server + "/games")
+    page.wait_for_load_state("networkidle")
+    expect(page.locator("#pin-lock")).to_be_hidden()
+
+
 # ---------- (c) live view fed recorded frames ----------
 
 def frame_png(width: int) -> str:

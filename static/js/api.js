@@ -71,6 +71,14 @@ export async function withPin(call) {
   }
 }
 
+/** Give the table PIN back on this device: the server ends its PIN session and the tab forgets the
+ *  PIN it kept, so the next change asks for it again. */
+export async function lockTable() {
+  sessionStorage.removeItem(PIN_KEY);
+  await send("DELETE", "/api/pin");
+  document.dispatchEvent(new CustomEvent("pin-change", { detail: { ok: false } }));
+}
+
 export const get = (url) => api("GET", url);
 export const post = (url, body) => api("POST", url, body);
 
@@ -99,6 +107,7 @@ function askPin() {
       try {
         await send("POST", "/api/pin", { pin });
         sessionStorage.setItem(PIN_KEY, pin);
+        document.dispatchEvent(new CustomEvent("pin-change", { detail: { ok: true } }));
         finish(true);
       } catch (err) {
         // only a refusal of the PIN itself says it was wrong: after too many guesses the server

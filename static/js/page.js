@@ -1,5 +1,6 @@
 // Shared start-up for every page: language, header highlighting, and the sticky header's height
 // (so that anything scrolled into view lands below the header, never under it).
+import { get, lockTable } from "./api.js";
 import { initI18n } from "./i18n.js";
 
 function trackHeader() {
@@ -12,9 +13,31 @@ function trackHeader() {
   else window.addEventListener("resize", set);
 }
 
+/** The header's lock button, shown while this device holds the table PIN (a PIN is set and its
+ *  session is open), so that a phone lent at the table can give the PIN back. */
+function lockButton() {
+  const button = document.getElementById("pin-lock");
+  if (!button) return;
+  const show = (ok) => { button.hidden = !ok; };
+  document.addEventListener("pin-change", (ev) => show(ev.detail.ok));
+  get("/api/pin").then((s) => show(s.required && s.ok), () => show(false));
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      await lockTable();
+      document.querySelector(".brand")?.focus(); // the pressed button is gone: focus stays in the header
+    } catch (e) {
+      button.title = e.message; // offline: the session stays, and so does the button
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
+
 export function initPage() {
   initI18n();
   trackHeader();
+  lockButton();
   const here = location.pathname.replace(/\/+$/, "") || "/";
   for (const a of document.querySelectorAll("nav.top a")) {
     const target = new URL(a.href).pathname.replace(/\/+$/, "") || "/";

@@ -20,6 +20,8 @@ export default {
   pin_title: "Enter the table PIN",
   pin_label: "PIN",
   pin_wrong: "Wrong PIN, try again",
+  pin_lock: "Lock",
+  pin_lock_label: "Lock this device: changes will need the table PIN again",
 
   photo_title: "1. Photo or manual entry",
   photo_take: "Take / choose a photo",
