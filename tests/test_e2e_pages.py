@@ -618,6 +618,51 @@ def test_a_device_that_holds_the_pin_can_give_it_back(tmp_path, new_page, size):
         shutdown()
 
 
+def test_a_lock_in_one_tab_locks_the_others(tmp_path, new_page):
+    """Tabs share the PIN session (the cookie) but each kept the PIN itself, sent as X-Table-Pin with
+    every change: locked in one tab, another tab's next change went through on its own PIN, before
+    and after a reload, with no lock button left to press."""
+    url, shutdown = thread_server(tmp_path, TABLE_PIN="2468")
+    try:
+        other = new_page()
+        other.goto(url + "/games")
+        other.click("#create-game")
+        other.fill("#pin-input", "2468")
+        other.click('dialog.pin-dialog button[type="submit"]')
+        other.wait_for_url("**/games/*")
+        expect(other.locator("#pin-lock")).to_be_visible()
+        here = other.context.new_page()  # a second tab of the same browser
+        here.set_default_timeout(10_000)
+        here.js_errors = []
+        here.on("pageerror", lambda e: here.js_errors.append(str(e)))
+        here.goto(url + "/games")
+        expect(here.locator("#pin-lock")).to_be_visible()  # the cookie is the whole browser's
+        here.click("#pin-lock")
+        expect(here.locator("#pin-lock")).to_be_hidden()
+        expect(other.locator("#pin-lock")).to_be_hidden()  # the other tab's button follows
+        for reload in (False, True):
+            if reload:
+                other.reload()
+            other.check("#type-draw")
+            other.click("#add-hand")
+            expect(other.locator("dialog.pin-dialog")).to_be_visible()  # its kept PIN is void
+            other.click('dialog.pin-dialog button[value="cancel"]')
+            expect(other.locator("dialog.pin-dialog")).to_have_count(0)
+        expect(other.locator("#history tbody tr[data-hand]")).to_have_count(0)
+        other.click("#add-hand")
+        other.fill("#pin-input", "2468")  # given again after the lock: kept again
+        other.click('dialog.pin-dialog button[type="submit"]')
+        expect(other.locator("#history tbody tr[data-hand]")).to_have_count(1)
+        expect(here.locator("#pin-lock")).to_be_visible()
+        other.check("#type-draw")
+        other.click("#add-hand")
+        expect(other.locator("#history tbody tr[data-hand]")).to_have_count(2)
+        expect(other.locator("dialog.pin-dialog")).to_have_count(0)
+        assert not other.js_errors and not here.js_errors
+    finally:
+        shutdown()
+
+
 def test_no_lock_button_where_no_pin_is_set(fake_server, new_page):
     page = new_page()
     page.goto(fake_server + "/games")

@@ -3,6 +3,23 @@ import { acceptLanguage, codeText, t } from "./i18n.js";
 import { el } from "./dom.js";
 
 const PIN_KEY = "mahjong.pin";
+// When a tab of this browser last locked the table (localStorage: every tab sees it). The tabs share
+// the PIN session (its cookie) but each keeps the PIN itself, sent as X-Table-Pin: a PIN kept from
+// before a lock is void, or a second tab's next change would go through the lock on it.
+export const LOCKED_KEY = "mahjong.pin-locked";
+export const GIVEN_KEY = "mahjong.pin-given"; // when a tab last gave the PIN (the others' buttons follow)
+
+/** The PIN this tab kept, unless a tab locked the table since it was given. */
+function keptPin() {
+  let kept = null;
+  try { kept = JSON.parse(sessionStorage.getItem(PIN_KEY)); } catch { /* none kept, or unreadable */ }
+  if (!kept || typeof kept.pin !== "string" || typeof kept.at !== "number") return null;
+  if (kept.at <= (Number(localStorage.getItem(LOCKED_KEY)) || 0)) {
+    sessionStorage.removeItem(PIN_KEY);
+    return null;
+  }
+  return kept.pin;
+}
 
 /** A refused call: `message` in the page's language (its own wording for `code`), `code` and
  *  `params` as the server sent them (webapp/messages), `data` the whole answer. */
@@ -24,7 +41,7 @@ async function send(method, url, body) {
   const headers = { Accept: "application/json", "Accept-Language": acceptLanguage() };
   if (isMutating(method)) {
     headers["X-Requested-With"] = "fetch";
-    const pin = sessionStorage.getItem(PIN_KEY);
+    const pin = keptPin();
     if (pin) headers["X-Table-Pin"] = pin;
   }
   let payload;
@@ -71,11 +88,12 @@ export async function withPin(call) {
   }
 }
 
-/** Give the table PIN back on this device: the server ends its PIN session and the tab forgets the
+/** Give the table PIN back on this device: the server ends its PIN session and every tab forgets the
  *  PIN it kept, so the next change asks for it again. */
 export async function lockTable() {
   sessionStorage.removeItem(PIN_KEY);
   await send("DELETE", "/api/pin");
+  localStorage.setItem(LOCKED_KEY, String(Date.now()));
   document.dispatchEvent(new CustomEvent("pin-change", { detail: { ok: false } }));
 }
 
@@ -106,7 +124,9 @@ function askPin() {
       const pin = input.value.trim();
       try {
         await send("POST", "/api/pin", { pin });
-        sessionStorage.setItem(PIN_KEY, pin);
+        const at = Math.max(Date.now(), (Number(localStorage.getItem(LOCKED_KEY)) || 0) + 1);
+        sessionStorage.setItem(PIN_KEY, JSON.stringify({ pin, at }));
+        localStorage.setItem(GIVEN_KEY, String(at));
         document.dispatchEvent(new CustomEvent("pin-change", { detail: { ok: true } }));
         finish(true);
       } catch (err) {

@@ -1,6 +1,6 @@
 // Shared start-up for every page: language, header highlighting, and the sticky header's height
 // (so that anything scrolled into view lands below the header, never under it).
-import { get, lockTable } from "./api.js";
+import { GIVEN_KEY, LOCKED_KEY, get, lockTable } from "./api.js";
 import { initI18n } from "./i18n.js";
 
 function trackHeader() {
@@ -20,7 +20,11 @@ function lockButton() {
   if (!button) return;
   const show = (ok) => { button.hidden = !ok; };
   document.addEventListener("pin-change", (ev) => show(ev.detail.ok));
-  get("/api/pin").then((s) => show(s.required && s.ok), () => show(false));
+  const ask = () => get("/api/pin").then((s) => show(s.required && s.ok), () => show(false));
+  ask();
+  // another tab locked the table or gave the PIN, or this page comes back from the back-forward cache
+  window.addEventListener("storage", (ev) => { if (ev.key === LOCKED_KEY || ev.key === GIVEN_KEY) ask(); });
+  window.addEventListener("pageshow", (ev) => { if (ev.persisted) ask(); });
   button.addEventListener("click", async () => {
     button.disabled = true;
     try {
