@@ -594,15 +594,24 @@ def test_a_device_that_holds_the_pin_can_give_it_back(tmp_path, new_page, size):
         page.click('dialog.pin-dialog button[type="submit"]')
         page.wait_for_url("**/games/*")
         expect(lock).to_be_visible()  # a new page asks the server: this device holds the PIN
-        expect(lock).to_have_text("鎖上")
+        expect(lock).to_have_text("鎖上本機")
         no_horizontal_scroll(page)
         snap(page, f"pin-lock-{size}")
         page.click("#lang-switch")
-        expect(lock).to_have_text("Lock")
-        expect(lock).to_have_attribute("aria-label", "Lock this device: changes will need the table PIN again")
+        expect(lock).to_have_text("Lock device")
+        expect(lock).to_have_attribute(
+            "aria-label", "Lock this device: changes, scoring and the table camera will need the table PIN again")
+        header = page.evaluate("() => document.querySelector('header.top').getBoundingClientRect().height")
+        assert header < (130 if size == "phone" else 70), header  # the long English brand wraps beside the buttons
+        no_horizontal_scroll(page)
+        snap(page, f"pin-lock-{size}-en")
         page.click("#lang-switch")
-        lock.click()
+        lock.focus()
+        page.keyboard.press("Enter")
         expect(lock).to_be_hidden()
+        expect(page.locator("#pin-lock-note")).to_have_text("已鎖上")  # said where the button was
+        expect(page.locator("#lang-switch")).to_be_focused()  # not the brand link: Enter again stays here
+        snap(page, f"pin-locked-{size}")
         assert page.evaluate("() => sessionStorage.length") == 0
         page.check("#type-draw")
         page.click("#add-hand")  # a change: the PIN is asked again

@@ -1,7 +1,7 @@
 // Shared start-up for every page: language, header highlighting, and the sticky header's height
 // (so that anything scrolled into view lands below the header, never under it).
 import { GIVEN_KEY, LOCKED_KEY, get, lockTable } from "./api.js";
-import { initI18n } from "./i18n.js";
+import { initI18n, t } from "./i18n.js";
 
 function trackHeader() {
   const header = document.querySelector("header.top");
@@ -25,13 +25,22 @@ function lockButton() {
   // another tab locked the table or gave the PIN, or this page comes back from the back-forward cache
   window.addEventListener("storage", (ev) => { if (ev.key === LOCKED_KEY || ev.key === GIVEN_KEY) ask(); });
   window.addEventListener("pageshow", (ev) => { if (ev.persisted) ask(); });
+  const note = document.getElementById("pin-lock-note");
+  let noteTimer = 0;
+  const say = (text) => { // where the button was, and read out (role=status): a phone shows no tooltip
+    note.textContent = text;
+    note.hidden = false;
+    clearTimeout(noteTimer);
+    noteTimer = setTimeout(() => { note.hidden = true; }, 5000);
+  };
   button.addEventListener("click", async () => {
     button.disabled = true;
     try {
       await lockTable();
-      document.querySelector(".brand")?.focus(); // the pressed button is gone: focus stays in the header
+      say(t("pin_locked"));
+      document.getElementById("lang-switch")?.focus(); // the pressed button is gone: the next control
     } catch (e) {
-      button.title = e.message; // offline: the session stays, and so does the button
+      say(e.message); // offline: the server's session stays, and so does the button
     } finally {
       button.disabled = false;
     }

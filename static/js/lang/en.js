@@ -20,8 +20,9 @@ export default {
   pin_title: "Enter the table PIN",
   pin_label: "PIN",
   pin_wrong: "Wrong PIN, try again",
-  pin_lock: "Lock",
-  pin_lock_label: "Lock this device: changes will need the table PIN again",
+  pin_lock: "Lock device",
+  pin_lock_label: "Lock this device: changes, scoring and the table camera will need the table PIN again",
+  pin_locked: "Locked",
 
   photo_title: "1. Photo or manual entry",
   photo_take: "Take / choose a photo",

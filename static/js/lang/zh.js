@@ -20,8 +20,9 @@ export default {
   pin_title: "請輸入牌桌密碼",
   pin_label: "密碼",
   pin_wrong: "密碼錯誤，請再試一次",
-  pin_lock: "鎖上",
-  pin_lock_label: "鎖上這台裝置：之後修改紀錄要重新輸入牌桌密碼",
+  pin_lock: "鎖上本機",
+  pin_lock_label: "鎖上這台裝置：之後記錄、算台和看攝影機都要重新輸入牌桌密碼",
+  pin_locked: "已鎖上",
 
   // index
   photo_title: "① 拍照或手動輸入",
