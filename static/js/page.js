@@ -27,11 +27,12 @@ function lockButton() {
   window.addEventListener("pageshow", (ev) => { if (ev.persisted) ask(); });
   const note = document.getElementById("pin-lock-note");
   let noteTimer = 0;
-  const say = (text) => { // where the button was, and read out (role=status): a phone shows no tooltip
+  // where the button was, and read out: a live region stays in the page (one shown and filled at
+  // once is not always announced), empty until then; a phone shows no tooltip
+  const say = (text) => {
     note.textContent = text;
-    note.hidden = false;
     clearTimeout(noteTimer);
-    noteTimer = setTimeout(() => { note.hidden = true; }, 5000);
+    noteTimer = setTimeout(() => { note.textContent = ""; }, 5000);
   };
   button.addEventListener("click", async () => {
     button.disabled = true;
