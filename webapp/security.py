@@ -14,6 +14,7 @@ import hmac
 import math
 import secrets
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -114,15 +115,10 @@ def viewer_check():
 
     def still_open() -> bool:
         try:
-            conn = connect(path)
+            with closing(connect(path)) as conn:
+                return pin_sessions.is_open(conn, token, tag)
         except sqlite3.Error:
             return False  # a database that cannot say is no open session
-        try:
-            return pin_sessions.is_open(conn, token, tag)
-        except sqlite3.Error:
-            return False
-        finally:
-            conn.close()
     return still_open
 
 

@@ -9,12 +9,15 @@ const PIN_KEY = "mahjong.pin";
 export const LOCKED_KEY = "mahjong.pin-locked";
 export const GIVEN_KEY = "mahjong.pin-given"; // when a tab last gave the PIN (the others' buttons follow)
 
+/** When a tab last locked the table (ms since the epoch; 0: never). */
+const lockedAt = () => Number(localStorage.getItem(LOCKED_KEY)) || 0;
+
 /** The PIN this tab kept, unless a tab locked the table since it was given. */
 function keptPin() {
   let kept = null;
   try { kept = JSON.parse(sessionStorage.getItem(PIN_KEY)); } catch { /* none kept, or unreadable */ }
   if (!kept || typeof kept.pin !== "string" || typeof kept.at !== "number") return null;
-  if (kept.at <= (Number(localStorage.getItem(LOCKED_KEY)) || 0)) {
+  if (kept.at <= lockedAt()) {
     sessionStorage.removeItem(PIN_KEY);
     return null;
   }
@@ -124,7 +127,7 @@ function askPin() {
       const pin = input.value.trim();
       try {
         await send("POST", "/api/pin", { pin });
-        const at = Math.max(Date.now(), (Number(localStorage.getItem(LOCKED_KEY)) || 0) + 1);
+        const at = Math.max(Date.now(), lockedAt() + 1);
         sessionStorage.setItem(PIN_KEY, JSON.stringify({ pin, at }));
         localStorage.setItem(GIVEN_KEY, String(at));
         document.dispatchEvent(new CustomEvent("pin-change", { detail: { ok: true } }));
